@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { readdirSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
-import { DatabaseSync, StatementSync } from 'node:sqlite'
+import { DatabaseSync } from 'node:sqlite'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import type { MemoryItem } from '../../lib/state/model.ts'
 import { isInMemory } from '../../lib/state/lazy-list.ts'
@@ -17,7 +17,7 @@ import { renderParts } from '../../lib/prompt/render.ts'
 import { openStore } from '../../lib/store/open-store.ts'
 import type { ProfileStore } from '../../lib/store/store.ts'
 import { seededStore, until } from '../support/store-helpers.ts'
-import { recordStatements } from '../support/statements.ts'
+import { itemRowsDuring, recordStatements } from '../support/statements.ts'
 import { longItem } from '../support/memory-items.ts'
 
 const CHILD = fileURLToPath(new URL('../support/kinds-child.ts', import.meta.url))
@@ -51,38 +51,6 @@ function wholeProfileReads(db: DatabaseSync, sql: string): string[] {
       d.startsWith('SCAN memory_items') ||
       /^SEARCH memory_items USING (PRIMARY KEY|INDEX \w+) \(profile_id=\?\)$/.test(d),
   )
-}
-
-/** Rows of memory items whose text came back while `run` went on. */
-function itemRowsDuring<T>(run: () => T): { value: T; rows: number } {
-  let rows = 0
-  const proto = StatementSync.prototype as unknown as Record<'all' | 'iterate', (...a: unknown[]) => unknown>
-  const { all, iterate } = proto
-  const counted = (sql: string, out: unknown[]) => {
-    if (/FROM memory_items\b/.test(sql))
-      rows += out.filter((r) => r !== null && typeof r === 'object' && 'data' in r).length
-  }
-  vi.spyOn(proto, 'all').mockImplementation(function (this: StatementSync, ...a: unknown[]) {
-    const out = all.apply(this, a) as unknown[]
-    counted(this.sourceSQL, out)
-    return out
-  } as never)
-  // A row stepped counts when its reader takes it.
-  vi.spyOn(proto, 'iterate').mockImplementation(function (this: StatementSync, ...a: unknown[]) {
-    const sql = this.sourceSQL
-    const stepped = iterate.apply(this, a) as Iterable<unknown>
-    return (function* () {
-      for (const r of stepped) {
-        counted(sql, [r])
-        yield r
-      }
-    })()
-  } as never)
-  try {
-    return { value: run(), rows }
-  } finally {
-    vi.restoreAllMocks()
-  }
 }
 
 /** The active profile's render after a fresh open, with what it read, and the render of the same items in memory. */

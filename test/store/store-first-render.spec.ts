@@ -7,7 +7,7 @@
  * before them gets them after the start, in the background.
  */
 import { readFileSync } from 'node:fs'
-import { DatabaseSync, StatementSync } from 'node:sqlite'
+import { DatabaseSync } from 'node:sqlite'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import type { MemoryItem } from '../../lib/state/model.ts'
 import { countsOf } from '../../lib/state/model.ts'
@@ -15,6 +15,7 @@ import { renderParts } from '../../lib/prompt/render.ts'
 import { openStore } from '../../lib/store/open-store.ts'
 import type { ProfileStore } from '../../lib/store/store.ts'
 import { seededStore, until } from '../support/store-helpers.ts'
+import { itemRowsDuring } from '../support/statements.ts'
 
 const disposers: (() => Promise<void>)[] = []
 afterEach(async () => {
@@ -55,41 +56,9 @@ function readCalls(): number {
 
 /** What `run` read: the read calls, and the rows of memory items whose text came back. */
 function readDuring<T>(run: () => T): { value: T; calls: number; rows: number } {
-  let rows = 0
-  const proto = StatementSync.prototype as unknown as Record<'all' | 'get' | 'iterate', (...a: unknown[]) => unknown>
-  const { all, get, iterate } = proto
-  const counted = (sql: string, out: unknown[]) => {
-    if (/FROM memory_items\b/.test(sql))
-      rows += out.filter((r) => r !== null && typeof r === 'object' && 'data' in r).length
-  }
-  vi.spyOn(proto, 'all').mockImplementation(function (this: StatementSync, ...a: unknown[]) {
-    const out = all.apply(this, a) as unknown[]
-    counted(this.sourceSQL, out)
-    return out
-  } as never)
-  vi.spyOn(proto, 'get').mockImplementation(function (this: StatementSync, ...a: unknown[]) {
-    const out = get.apply(this, a)
-    counted(this.sourceSQL, out === undefined ? [] : [out])
-    return out
-  } as never)
-  // A row stepped counts when its reader takes it: a reader that stops early has not read the rest.
-  vi.spyOn(proto, 'iterate').mockImplementation(function (this: StatementSync, ...a: unknown[]) {
-    const sql = this.sourceSQL
-    const rows = iterate.apply(this, a) as Iterable<unknown>
-    return (function* () {
-      for (const r of rows) {
-        counted(sql, [r])
-        yield r
-      }
-    })()
-  } as never)
   const before = readCalls()
-  try {
-    const value = run()
-    return { value, calls: readCalls() - before, rows }
-  } finally {
-    vi.restoreAllMocks()
-  }
+  const { value, rows } = itemRowsDuring(run)
+  return { value, calls: readCalls() - before, rows }
 }
 
 /** A fresh open of `file` (nothing of it in the connection's cache yet), closed after the test. */

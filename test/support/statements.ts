@@ -3,7 +3,7 @@
  * the specs that assert what a store does rather than how long it takes. The recording ends with the test.
  */
 import { DatabaseSync, StatementSync } from 'node:sqlite'
-import { afterEach } from 'vitest'
+import { afterEach, vi } from 'vitest'
 
 /** The SQL of each statement run from now on, in order (a statement prepared before this call shows as `?`). */
 export function recordStatements(): string[] {
@@ -35,4 +35,44 @@ export function recordStatements(): string[] {
     for (const [k, f] of runs) st[k] = f
   })
   return ran
+}
+
+/**
+ * What `run` answers, and the rows of memory items whose text came back while it ran: through `all`, `get`, or a
+ * statement stepped with `iterate` (a row counts when its reader takes it: a reader that stops early has not read
+ * the rest). The spies end with the call.
+ */
+export function itemRowsDuring<T>(run: () => T): { value: T; rows: number } {
+  let rows = 0
+  const proto = StatementSync.prototype as unknown as Record<'all' | 'get' | 'iterate', (...a: unknown[]) => unknown>
+  const { all, get, iterate } = proto
+  const counted = (sql: string, out: unknown[]) => {
+    if (/FROM memory_items\b/.test(sql))
+      rows += out.filter((r) => r !== null && typeof r === 'object' && 'data' in r).length
+  }
+  vi.spyOn(proto, 'all').mockImplementation(function (this: StatementSync, ...a: unknown[]) {
+    const out = all.apply(this, a) as unknown[]
+    counted(this.sourceSQL, out)
+    return out
+  } as never)
+  vi.spyOn(proto, 'get').mockImplementation(function (this: StatementSync, ...a: unknown[]) {
+    const out = get.apply(this, a)
+    counted(this.sourceSQL, out === undefined ? [] : [out])
+    return out
+  } as never)
+  vi.spyOn(proto, 'iterate').mockImplementation(function (this: StatementSync, ...a: unknown[]) {
+    const sql = this.sourceSQL
+    const stepped = iterate.apply(this, a) as Iterable<unknown>
+    return (function* () {
+      for (const r of stepped) {
+        counted(sql, [r])
+        yield r
+      }
+    })()
+  } as never)
+  try {
+    return { value: run(), rows }
+  } finally {
+    vi.restoreAllMocks()
+  }
 }
