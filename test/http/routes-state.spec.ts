@@ -4,7 +4,6 @@
  * conversations, and a data directory the routes cannot write.
  */
 import { spawn } from 'node:child_process'
-import { fileURLToPath } from 'node:url'
 import { chmodSync, cpSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { DatabaseSync } from 'node:sqlite'
 import { createServer } from 'node:http'
@@ -29,8 +28,7 @@ import {
   profileById,
   serveRoutesEachTest,
 } from '../support/routes-rig.ts'
-
-const ROUTES_CHILD = fileURLToPath(new URL('../support/routes-child.ts', import.meta.url))
+import { childArgs } from '../support/children.ts'
 
 serveRoutesEachTest()
 
@@ -270,11 +268,10 @@ describe('a read-only data directory (the routes as an unprivileged user)', () =
     chmodSync(dir, 0o755)
     chmodSync(data, 0o555)
     const asNobody = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {}
-    const child = spawn(
-      process.execPath,
-      ['--experimental-strip-types', '--no-warnings', ROUTES_CHILD, join(data, 'profiles.sqlite')],
-      { ...asNobody, stdio: ['pipe', 'pipe', 'inherit'] },
-    )
+    const child = spawn(process.execPath, childArgs('routes-child', join(data, 'profiles.sqlite')), {
+      ...asNobody,
+      stdio: ['pipe', 'pipe', 'inherit'],
+    })
     try {
       const port = await new Promise<number>((resolve, reject) => {
         let out = ''

@@ -6,7 +6,6 @@
  * done it holds none of the memory lists it wrote (they stay on disk until read, as after a start).
  */
 import { spawn } from 'node:child_process'
-import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
 import fc from 'fast-check'
 import { readParsedFile } from '../../lib/commands/file-read.ts'
@@ -18,6 +17,7 @@ import type { ProfileStore } from '../../lib/store/store.ts'
 import { fcParams, genRng, type Rng } from '../support/fuzz.ts'
 import { freshStore, importFilesInto } from '../support/store-helpers.ts'
 import { StoreError } from '../../lib/shared/errors.ts'
+import { childArgs } from '../support/children.ts'
 
 const stores: { dispose(): Promise<void> }[] = []
 afterEach(async () => {
@@ -202,17 +202,9 @@ describe('a process killed in the middle of a background import', () => {
     const file = s.file
     await s.close()
     // The child imports 8 profiles of 2,000 items and prints its progress; it is killed once some is written.
-    const child = spawn(
-      process.execPath,
-      [
-        '--experimental-strip-types',
-        '--no-warnings',
-        fileURLToPath(new URL('../support/store-child.ts', import.meta.url)),
-        'ownimport',
-        file,
-      ],
-      { stdio: ['ignore', 'pipe', 'inherit'] },
-    )
+    const child = spawn(process.execPath, childArgs('store-child', 'ownimport', file), {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    })
     let out = ''
     await new Promise<void>((resolve, reject) => {
       child.stdout.on('data', (b: Buffer) => {

@@ -7,7 +7,6 @@
  * one-letter words, and no terms bookkeeping table.
  */
 import { spawn } from 'node:child_process'
-import { fileURLToPath } from 'node:url'
 import { DatabaseSync } from 'node:sqlite'
 import { afterEach, describe, expect, it } from 'vitest'
 import { indexFigures } from '../../lib/memory/index-size.ts'
@@ -19,8 +18,8 @@ import type { ProfileStore } from '../../lib/store/store.ts'
 import { STEP_MS } from '../../lib/store/background-steps.ts'
 import { freshStore } from '../support/store-helpers.ts'
 import { recordStatements } from '../support/statements.ts'
+import { childArgs } from '../support/children.ts'
 
-const CHILD = fileURLToPath(new URL('../support/reterm-child.ts', import.meta.url))
 type Fresh = Awaited<ReturnType<typeof freshStore>>
 const stores: Fresh[] = []
 const others: ProfileStore[] = []
@@ -230,7 +229,7 @@ describe('one-letter words in the search index', () => {
     const { t, file } = await earlierIndex()
     let killedAt = 0
     await new Promise<void>((resolve, reject) => {
-      const child = spawn(process.execPath, ['--experimental-strip-types', '--no-warnings', CHILD, file, '7'], {
+      const child = spawn(process.execPath, childArgs('reterm-child', file, '7'), {
         stdio: ['ignore', 'pipe', 'pipe'],
       })
       let out = ''

@@ -1,7 +1,6 @@
 import { spawn } from 'node:child_process'
 import { chmod } from 'node:fs/promises'
 import { DatabaseSync } from 'node:sqlite'
-import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
 import fc from 'fast-check'
 import { openStore } from '../../lib/store/open-store.ts'
@@ -12,9 +11,7 @@ import { freshStore, snapshot } from '../support/store-helpers.ts'
 import { tempDir } from '../support/store-fixtures.ts'
 import { indexAndRows } from '../support/index-rows.ts'
 import { fcParams, genRng } from '../support/fuzz.ts'
-
-const CRASH_CHILD = fileURLToPath(new URL('../support/store-child.ts', import.meta.url))
-const INDEX_CHILD = fileURLToPath(new URL('../support/index-child.ts', import.meta.url))
+import { childArgs } from '../support/children.ts'
 
 const disposers: (() => Promise<void>)[] = []
 afterEach(async () => {
@@ -58,7 +55,7 @@ function searchAsNobody(
 }> {
   const asNobody = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {}
   return new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, ['--experimental-strip-types', '--no-warnings', INDEX_CHILD, file, query], {
+    const p = spawn(process.execPath, childArgs('index-child', file, query), {
       ...asNobody,
       stdio: ['ignore', 'pipe', 'pipe'],
     })
@@ -146,11 +143,9 @@ describe('the memory search index', () => {
         for (let cycle = 0; cycle < 8; cycle++) {
           const [ms, seed] = [100 + rng.int(400), rng.int(2 ** 31)]
           await new Promise<void>((resolve, reject) => {
-            const child = spawn(
-              process.execPath,
-              ['--experimental-strip-types', '--no-warnings', CRASH_CHILD, 'crash', t.file, '4', String(seed)],
-              { stdio: ['ignore', 'pipe', 'pipe'] },
-            )
+            const child = spawn(process.execPath, childArgs('store-child', 'crash', t.file, '4', String(seed)), {
+              stdio: ['ignore', 'pipe', 'pipe'],
+            })
             child.stdout.once('data', () => setTimeout(() => child.kill('SIGKILL'), ms))
             child.on('error', reject)
             child.on('exit', () => resolve())

@@ -8,7 +8,6 @@ import { existsSync, openSync, readSync, statSync, writeSync, closeSync } from '
 import { readdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import { DatabaseSync } from 'node:sqlite'
-import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { BACKUPS_KEPT, BEFORE_RESTORE_KEPT, dayOf } from '../../lib/store/db/backups.ts'
 import { openStore } from '../../lib/store/open-store.ts'
@@ -16,8 +15,8 @@ import type { ProfileStore } from '../../lib/store/store.ts'
 import { SCHEMA_VERSION } from '../../lib/store/db/schema.ts'
 import { pngAvatar } from '../support/store-fixtures.ts'
 import { backedUp, perTest, snapshot } from '../support/store-helpers.ts'
+import { childArgs } from '../support/children.ts'
 
-const CHILD = fileURLToPath(new URL('../support/store-child.ts', import.meta.url))
 const { start, dir: tempFolder, closed } = perTest()
 afterEach(() => {
   vi.useRealTimers()
@@ -251,7 +250,7 @@ it('SIGKILL during a backup leaves no half backup: every backup listed is whole'
     for (const n of existsSync(root) ? await readdir(root) : [])
       if (!n.startsWith('.partial-'))
         await import('node:fs/promises').then((fs) => fs.rm(join(root, n), { recursive: true }))
-    const child = spawn(process.execPath, ['--experimental-strip-types', '--no-warnings', CHILD, 'touch', file], {
+    const child = spawn(process.execPath, childArgs('store-child', 'touch', file), {
       stdio: ['ignore', 'pipe', 'pipe'],
     })
     said = ''

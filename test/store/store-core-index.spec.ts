@@ -8,7 +8,6 @@
 import { spawn } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { readdirSync } from 'node:fs'
-import { fileURLToPath } from 'node:url'
 import { DatabaseSync } from 'node:sqlite'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import type { MemoryItem } from '../../lib/state/model.ts'
@@ -19,8 +18,8 @@ import type { ProfileStore } from '../../lib/store/store.ts'
 import { seededStore, until } from '../support/store-helpers.ts'
 import { itemRowsDuring, recordStatements } from '../support/statements.ts'
 import { longItem } from '../support/memory-items.ts'
+import { childArgs } from '../support/children.ts'
 
-const CHILD = fileURLToPath(new URL('../support/kinds-child.ts', import.meta.url))
 const disposers: (() => Promise<void>)[] = []
 afterEach(async () => {
   vi.restoreAllMocks()
@@ -188,7 +187,7 @@ describe('the item columns of a database of schema 3', () => {
     const { file, ids } = await seeded(3, 2_000)
     asSchema3(file)
     const before = rowsOf(file)
-    const child = spawn(process.execPath, ['--experimental-strip-types', '--no-warnings', CHILD, file, '300'], {
+    const child = spawn(process.execPath, childArgs('kinds-child', file, '300'), {
       stdio: ['ignore', 'pipe', 'pipe'],
     })
     const exited = new Promise((r) => child.on('exit', r))

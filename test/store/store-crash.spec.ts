@@ -1,15 +1,14 @@
 import { spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { DatabaseSync } from 'node:sqlite'
-import { fileURLToPath } from 'node:url'
 import { afterAll, expect, it } from 'vitest'
 import fc from 'fast-check'
 import { factoryState } from '../../lib/state/defaults.ts'
 import { openStore } from '../../lib/store/open-store.ts'
 import { stateDigest, tempDir } from '../support/store-fixtures.ts'
 import { fcParams, genRng } from '../support/fuzz.ts'
+import { childArgs } from '../support/children.ts'
 
-const CHILD = fileURLToPath(new URL('../support/store-child.ts', import.meta.url))
 /** Kills at least this many times, and more until MIN_ACKS writes were acknowledged in all. */
 const CYCLES = 25
 /**
@@ -55,11 +54,9 @@ interface Kill {
 /** Start the writer (its choices seeded by `seed`) and SIGKILL it at `kill`. */
 function runAndKill(file: string, kill: Kill, seed: number): Promise<Run> {
   return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      ['--experimental-strip-types', '--no-warnings', CHILD, 'crash', file, String(WRITERS), String(seed)],
-      { stdio: ['ignore', 'pipe', 'pipe'] },
-    )
+    const child = spawn(process.execPath, childArgs('store-child', 'crash', file, String(WRITERS), String(seed)), {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
     const run: Run = { ready: { revision: -1, digest: '' }, acks: new Map(), exitedEarly: null }
     let out = ''
     let err = ''

@@ -7,13 +7,11 @@ import { spawn } from 'node:child_process'
 import { existsSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { DatabaseSync } from 'node:sqlite'
-import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { SCHEMA_VERSION } from '../../lib/store/db/schema.ts'
 import { openStore } from '../../lib/store/open-store.ts'
 import { perTest } from '../support/store-helpers.ts'
-
-const CHILD = fileURLToPath(new URL('../support/store-child.ts', import.meta.url))
+import { childArgs } from '../support/children.ts'
 
 const { start, dir, closed } = perTest()
 
@@ -134,7 +132,7 @@ describe('migration 6: the history table keyed by rowid', () => {
     const walSize = () => (existsSync(`${file}-wal`) ? statSync(`${file}-wal`).size : 0)
     let middle = false
     for (let round = 0; round < 3 && !middle; round++) {
-      const child = spawn(process.execPath, ['--experimental-strip-types', '--no-warnings', CHILD, 'open', file], {
+      const child = spawn(process.execPath, childArgs('store-child', 'open', file), {
         stdio: ['ignore', 'pipe', 'pipe'],
       })
       let killed = false

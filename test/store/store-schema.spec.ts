@@ -17,9 +17,9 @@ import { SCHEMA_VERSION } from '../../lib/store/db/schema.ts'
 import { openStore } from '../../lib/store/open-store.ts'
 import { childReport, expectRefused, perTest, snapshot } from '../support/store-helpers.ts'
 import { longItem } from '../support/memory-items.ts'
+import { childArgs } from '../support/children.ts'
 
 const FIXTURE = fileURLToPath(new URL('../support/fixtures/schema1-1bd9717/', import.meta.url))
-const CHILD = fileURLToPath(new URL('../support/store-child.ts', import.meta.url))
 
 const { start, dir, closed } = perTest()
 
@@ -166,7 +166,7 @@ describe('migrations', () => {
     const seen = new Set<string>()
     for (let round = 0; round < 12; round++) {
       const delay = 40 + round * 25
-      const child = spawn(process.execPath, ['--experimental-strip-types', '--no-warnings', CHILD, 'open', file], {
+      const child = spawn(process.execPath, childArgs('store-child', 'open', file), {
         stdio: ['ignore', 'pipe', 'pipe'],
       })
       await new Promise<void>((resolve) => {

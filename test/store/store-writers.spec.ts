@@ -6,15 +6,13 @@
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
 import { createInterface } from 'node:readline'
-import { fileURLToPath } from 'node:url'
 import { DatabaseSync } from 'node:sqlite'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { createSchema } from '../../lib/store/db/schema.ts'
 import { openStore } from '../../lib/store/open-store.ts'
 import type { Command, ProfileStore } from '../../lib/store/store.ts'
 import { freshStore } from '../support/store-helpers.ts'
-
-const CHILD = fileURLToPath(new URL('../support/store-child.ts', import.meta.url))
+import { childArgs } from '../support/children.ts'
 
 interface Answer {
   ok: boolean
@@ -25,7 +23,7 @@ interface Answer {
 }
 
 function spawnChild(args: string[]): ChildProcessWithoutNullStreams {
-  return spawn(process.execPath, ['--experimental-strip-types', '--no-warnings', CHILD, ...args])
+  return spawn(process.execPath, childArgs('store-child', ...args))
 }
 
 /** Another process with a store on `file`, driven one command at a time. */

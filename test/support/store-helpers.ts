@@ -6,7 +6,6 @@ import { spawn } from 'node:child_process'
 import { DatabaseSync } from 'node:sqlite'
 import { readFile, readdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { afterEach, expect, vi } from 'vitest'
 import { dayOf, hasBackup } from '../../lib/store/db/backups.ts'
 import { layoutOf } from '../../lib/store/db/layout.ts'
@@ -18,6 +17,7 @@ import type { FileError, ImportNoteKey } from '../../lib/shared/import-notes.ts'
 import type { FileResult } from '../../lib/shared/import-report.ts'
 import type { LoadError } from '../../lib/shared/meta.ts'
 import { StoreError } from '../../lib/shared/errors.ts'
+import { childArgs } from './children.ts'
 
 /** What {@link perTest} gives a spec. */
 export interface PerTest {
@@ -156,10 +156,9 @@ export interface ChildOut {
  * `nobody` — the only way to meet a read-only directory the way a user would.
  */
 export function childReport(file: string): Promise<ChildOut> {
-  const child = fileURLToPath(new URL('./store-child.ts', import.meta.url))
   const asNobody = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {}
   return new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, ['--experimental-strip-types', '--no-warnings', child, 'readonly', file], {
+    const p = spawn(process.execPath, childArgs('store-child', 'readonly', file), {
       ...asNobody,
       stdio: ['ignore', 'pipe', 'pipe'],
     })
