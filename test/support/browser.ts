@@ -153,6 +153,20 @@ export async function openSection(page: Page, name: string): Promise<void> {
   await page.locator('.ap-settings').getByRole('tab', { name: label }).click()
 }
 
+/**
+ * Switch the host language from the settings dialog's General section, then come back to this plugin's page (named
+ * `back` in the new language).
+ */
+export async function switchLanguage(page: Page, from: string, to: string, back: string): Promise<void> {
+  await page
+    .getByRole('dialog')
+    .getByRole('button', { name: from === 'English' ? 'General' : '通用设置' })
+    .click()
+  await page.getByRole('button', { name: from }).click()
+  await page.getByRole('menuitem', { name: to }).click()
+  await page.getByRole('dialog').getByRole('button', { name: back }).click()
+}
+
 /** Choose the current folder as the workspace so the composer accepts input. */
 export async function openWorkspace(page: Page): Promise<void> {
   await page.locator('textarea').first().click({ timeout: 30_000 })
