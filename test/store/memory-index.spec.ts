@@ -142,14 +142,19 @@ describe('the memory search index', () => {
         const rng = genRng(g)
         for (let cycle = 0; cycle < 8; cycle++) {
           const [ms, seed] = [100 + rng.int(400), rng.int(2 ** 31)]
+          let said = ''
           await new Promise<void>((resolve, reject) => {
             const child = spawn(process.execPath, childArgs('store-child', 'crash', t.file, '4', String(seed)), {
               stdio: ['ignore', 'pipe', 'pipe'],
             })
             child.stdout.once('data', () => setTimeout(() => child.kill('SIGKILL'), ms))
+            child.stdout.on('data', (c: Buffer) => void (said += c.toString()))
             child.on('error', reject)
             child.on('exit', () => resolve())
           })
+          // Killed before the store's first commit ever (it opened at revision 0 and acknowledged nothing), the
+          // database may not be made yet, or be half made under a rollback journal: there is no index to compare.
+          if (said.startsWith('ready 0 ') && !/^ack /m.test(said)) continue
           // Read before any store opens it: an open would repair a stale index and hide the fault.
           const now = indexAndRows(sqliteOf(t.file))
           expect(now.index).toEqual(now.rows)
