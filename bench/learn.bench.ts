@@ -7,7 +7,8 @@
  * is reported as too big), and the worst wait of a timer on the host's event loop until the answer has arrived (what
  * every page's state probe would wait; beside it, the same probe in a process that reads nothing, for as long: what
  * the load alone makes it wait), what the host's heap holds while it keeps the read (used and objects, after a
- * full collection) — then the plan of learning from it: calls, the largest material of a call against the
+ * full collection), and the plan of learning from every conversation and a pick by a word none names (both on the host's
+ * event loop: their time and the probe's worst wait meanwhile) — then the plan of learning from it: calls, the largest material of a call against the
  * extraction's bound, and the estimate of tokens against the tokens of the requests as the run builds them.
  * Medians of BENCH_RUNS runs (default 3).
  */
@@ -70,6 +71,8 @@ interface ReadRun {
   heldObjects: number
   conversations: number
   messages: number
+  plan: { ms: number; wait: number }
+  pick: { ms: number; wait: number }
   error?: unknown
 }
 
@@ -123,6 +126,13 @@ for (const [name, rs] of runs) {
       `probe worst wait ${fig(rs, 'wait').toFixed(0)} ms (runs: ${rs.map((r) => r.wait.toFixed(0)).join(', ')}); ` +
       `host heap holding the read ${fig(rs, 'heldMb').toFixed(0)} MB, ${fig(rs, 'heldObjects')} objects`,
   )
+  for (const k of ['plan', 'pick'] as const) {
+    const what = k === 'plan' ? 'plan of every conversation' : 'pick by a word none names'
+    console.log(
+      `       ${what} on the host: time ${(median(rs.map((r) => r[k].ms)) / 1000).toFixed(2)} s, ` +
+        `probe worst wait ${median(rs.map((r) => r[k].wait)).toFixed(0)} ms (runs: ${rs.map((r) => r[k].wait.toFixed(0)).join(', ')})`,
+    )
+  }
 }
 console.log(
   `  idle (no read, as long as this checkout's read) probe worst wait ${median(idle).toFixed(0)} ms ` +
@@ -141,7 +151,7 @@ const read = readExport(zip)
 if (read.ok) {
   const limit = DEFAULT_CONFIG.memory.excerptChars
   const picked = read.export.conversations.slice(0, 50)
-  const plan = planLearning(picked, limit)
+  const plan = await planLearning(picked, limit)
   const largest = Math.max(...plan.calls.map((c) => c.material.length))
   const built = plan.calls.reduce(
     (n, c) => n + approxTokens(EXTRACTION_SYSTEM) + approxTokens(extractionRequest(c.material, []).prompt),

@@ -100,8 +100,8 @@ export const LEARN_ROUTES = {
   },
   'learn.plan': {
     caps: SETTINGS_CAPS,
-    run: (deps, call) => {
-      const plan = call.learn.plan(normalPick(call.body), deps.store.state, excerptChars(deps))
+    run: async (deps, call) => {
+      const plan = await call.learn.plan(normalPick(call.body), deps.store.state, excerptChars(deps))
       if (typeof plan === 'string') throw unplanned(plan)
       return jsonOf(plan)
     },
@@ -112,7 +112,7 @@ export const LEARN_ROUTES = {
     run: async (deps, call) => {
       const part = runner(deps)
       const pick = normalPick(call.body)
-      const picked = call.learn.picked(pick, deps.store.state)
+      const picked = await call.learn.picked(pick, deps.store.state)
       if (typeof picked === 'string') throw unplanned(picked)
       return { ...jsonOf(await part.start(picked, pick)), status: 202 }
     },

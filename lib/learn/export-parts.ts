@@ -11,6 +11,7 @@
 import type { ExportService, LearnConversation } from './conversation.ts'
 import type { FileError } from '../shared/import-notes.ts'
 import type { LearnFound } from '../shared/learn.ts'
+import { Slices } from './slices.ts'
 
 /** Characters of one part's text at most (a conversation larger than that is a part alone). */
 const PART_CHARS = 1_000_000
@@ -141,20 +142,25 @@ export class HeldConversations {
     return JSON.parse(text.slice(this.#start[i], this.#end[i])) as LearnConversation
   }
 
-  /** Conversations `picks` (indices), each parsed as the walk reaches it; walked again, parsed again. */
-  parsed(picks: readonly number[]): Iterable<LearnConversation> {
-    return { [Symbol.iterator]: () => walk(this, picks) }
+  /**
+   * Conversations `picks` (indices), each parsed as the walk reaches it, the characters parsed counted in `slices`
+   * (the loop turns between two slices); walked again, parsed again.
+   */
+  parsed(picks: readonly number[], slices = new Slices()): AsyncIterable<LearnConversation> {
+    return { [Symbol.asyncIterator]: () => this.#walk(picks, slices) }
+  }
+
+  async *#walk(picks: readonly number[], slices: Slices): AsyncGenerator<LearnConversation> {
+    for (const i of picks) {
+      await slices.spend(this.#end[i]! - this.#start[i]!)
+      yield this.conversation(i)
+    }
   }
 
   /** What the conversations held are, for the user to see before choosing what to learn from. */
   found(service: ExportService): LearnFound {
     return { service, conversations: this.length, messages: this.#total, from: this.#from, to: this.#to }
   }
-}
-
-/** Conversations `picks` of `held`, parsed one at a time. */
-function* walk(held: HeldConversations, picks: readonly number[]): Generator<LearnConversation> {
-  for (const i of picks) yield held.conversation(i)
 }
 
 /** An export as the host holds it: its service and its conversations as text. */

@@ -12,6 +12,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { ImportPool, work, type WorkerAnswer } from '../../lib/http/import-pool.ts'
 import { readExport } from '../../lib/learn/export-read.ts'
 import type { HeldRead } from '../../lib/learn/export-parts.ts'
+import type { LearnConversation } from '../../lib/learn/conversation.ts'
 import { chatGptExport, exportZip } from '../support/learn-exports.ts'
 import { readFile, type FileRead } from '../../lib/commands/file-read.ts'
 import { READ_FILES } from '../../lib/shared/files.ts'
@@ -35,10 +36,12 @@ const ctx = { now: 0, newId: (prefix: string) => `${prefix}-${++ids}` }
 /** An export of several parts (each at most a million characters of text). */
 const large = chatGptExport(2_000, 7)
 /** The conversations of an export the host holds, parsed back. */
-const parsedBack = (read: HeldRead) => {
+const parsedBack = async (read: HeldRead) => {
   if (!read.ok) throw new Error(`the export was refused: ${read.error.key}`)
   const held = read.export.conversations
-  return [...held.parsed(Array.from({ length: held.length }, (_, i) => i))]
+  const list: LearnConversation[] = []
+  for await (const c of held.parsed(Array.from({ length: held.length }, (_, i) => i))) list.push(c)
+  return list
 }
 /** A read with the ids and times the reading thread gave its new profiles and memory items taken out. */
 const plain = (reads: unknown): unknown =>
@@ -113,7 +116,7 @@ describe('the import worker', () => {
     const here = readExport(zip)
     const there = await pool().readExport(new Uint8Array(zip))
     expect(there.ok && there.export.service).toBe('chatgpt')
-    expect(parsedBack(there)).toEqual(here.ok && here.export.conversations)
+    expect(await parsedBack(there)).toEqual(here.ok && here.export.conversations)
   })
 
   it("holds an export read as text: no object per conversation or message stays on the host's heap", async () => {
@@ -131,7 +134,7 @@ describe('the import worker', () => {
     expect(read.ok && read.export.conversations.length).toBe(2_000)
     expect(retained).toBeLessThan(1_000)
     // Each is there to parse when a pick, a plan or a run reads it.
-    expect(parsedBack(read).map((c) => c.messages.length)).toEqual(made.expected.map((c) => c.messages.length))
+    expect((await parsedBack(read)).map((c) => c.messages.length)).toEqual(made.expected.map((c) => c.messages.length))
   })
 
   it('keeps the files of a body read before one that runs away, and names the ones after it as not reached', async () => {

@@ -171,7 +171,7 @@ describe('the plan of learning, before anything is spent', () => {
       conversations: 30,
       messages: made.expected.reduce((n, c) => n + c.messages.length, 0),
       calls: 30,
-      inputTokens: planLearning(read.conversations, limit).inputTokens,
+      inputTokens: (await planLearning(read.conversations, limit)).inputTokens,
       outputTokens: 30 * 800,
     })
     const range = await api.post('/__ap/learn/plan', {
@@ -184,7 +184,7 @@ describe('the plan of learning, before anything is spent', () => {
     expect(range.json.inputTokens).toBeLessThan(all.json.inputTokens)
     const word = await api.post('/__ap/learn/plan', { into: { user: true }, word: 'LISBON' })
     const held = holdConversations(read.conversations)
-    expect(word.json.conversations).toBe(selectConversations(held, { word: 'lisbon' }).length)
+    expect(word.json.conversations).toBe((await selectConversations(held, { word: 'lisbon' })).length)
     expect(word.json.conversations).toBeGreaterThan(0)
     expect(word.json.conversations).toBeLessThan(30)
   })

@@ -63,12 +63,14 @@ it('takes the past conversations as the source the pick, plan and provenance rea
   const exports = new LearnExports()
   expect(exports.takePast(conversations).found).toMatchObject({ service: 'dsh', conversations: 2, messages: 2 })
   const state = factoryState(Date.now())
-  const plan = exports.plan({ word: 'qingdao', into: { user: true } }, state, DEFAULT_CONFIG.memory.excerptChars)
+  const plan = await exports.plan({ word: 'qingdao', into: { user: true } }, state, DEFAULT_CONFIG.memory.excerptChars)
   expect(plan).toMatchObject({ conversations: 1, messages: 1, calls: 1 })
-  const picked = exports.picked({ into: { user: true } }, state)
+  const picked = await exports.picked({ into: { user: true } }, state)
   if (typeof picked === 'string') throw new Error(picked)
   expect(picked.service).toBe('dsh')
-  expect(learnedOrigin(picked.service, [...picked.picked][0]!)).toMatch(/^dsh, \d{4}-\d{2}-\d{2}$/)
+  const origins: string[] = []
+  for await (const c of picked.picked) origins.push(learnedOrigin(picked.service, c))
+  expect(origins[0]).toMatch(/^dsh, \d{4}-\d{2}-\d{2}$/)
 })
 
 it('leaves out a subagent session even when it carries the user words it was seeded with', async () => {

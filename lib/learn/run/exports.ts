@@ -2,12 +2,13 @@
  * The export the user sent to learn from, kept in the host's memory between reading it and learning from it: one at
  * a time (a new one takes the place of the last), held as text (lib/learn/export-parts.ts), with what it was found to
  * hold; and the plan of learning a pick of it (lib/learn/run/plan.ts) against the memory that would learn, each
- * conversation parsed as the plan or the run reaches it. It never reads bytes itself (the import worker does,
+ * conversation parsed as the plan or the run reaches it, a slice at a time (lib/learn/slices.ts). It never reads bytes itself (the import worker does,
  * lib/http/import-pool.ts) and never writes the store.
  */
 import type { ExportService, LearnConversation } from '../conversation.ts'
 import { holdConversations, type HeldExport, type HeldRead } from '../export-parts.ts'
 import { selectConversations } from '../select.ts'
+import { Slices } from '../slices.ts'
 import { planLearning } from './plan.ts'
 import type { KnownFact } from '../../memory/job.ts'
 import type { LearnExportReply, LearnPick, LearnPlanReply } from '../../shared/learn.ts'
@@ -31,7 +32,7 @@ export type Unplanned = 'no-export' | 'no-profile' | 'memory-off'
  */
 export interface Picked {
   service: ExportService
-  picked: Iterable<LearnConversation>
+  picked: AsyncIterable<LearnConversation>
   conversations: number
   messages: number
   known: KnownFact[]
@@ -67,11 +68,13 @@ export class LearnExports {
    * What learning `pick` costs, with calls of at most `limit` characters; or why there is nothing to plan: no export
    * read yet, no profile of that id, or one whose memory is off (the caller words the refusal).
    */
-  plan(pick: LearnPick, state: State, limit: number): LearnPlanReply | Unplanned {
-    const chosen = this.picked(pick, state)
+  async plan(pick: LearnPick, state: State, limit: number): Promise<LearnPlanReply | Unplanned> {
+    // One count of slices for the pick, the parse and the plan: all of it is work on the loop.
+    const slices = new Slices()
+    const chosen = await this.picked(pick, state, slices)
     if (typeof chosen === 'string') return chosen
     const { picked, conversations, messages, known } = chosen
-    const plan = planLearning(picked, limit, known)
+    const plan = await planLearning(picked, limit, known, slices)
     return {
       conversations,
       messages,
@@ -81,8 +84,11 @@ export class LearnExports {
     }
   }
 
-  /** The conversations `pick` chooses of the export last read, and what the memory that would learn holds. */
-  picked(pick: LearnPick, state: State): Picked | Unplanned {
+  /**
+   * The conversations `pick` chooses of the export last read, and what the memory that would learn holds; the
+   * conversations the pick and its walk parse are counted in `slices`.
+   */
+  async picked(pick: LearnPick, state: State, slices = new Slices()): Promise<Picked | Unplanned> {
     if (this.#read === undefined) return 'no-export'
     const known = knownOf(state, pick.into)
     if (known === undefined) return 'no-profile'
@@ -91,10 +97,11 @@ export class LearnExports {
     if ('profileId' in into && state.profiles.find((p) => p.id === into.profileId)?.memoryEnabled === false)
       return 'memory-off'
     const held = this.#read.conversations
-    const picks = selectConversations(held, pick)
+    const service = this.#read.service
+    const picks = await selectConversations(held, pick, slices)
     return {
-      service: this.#read.service,
-      picked: held.parsed(picks),
+      service,
+      picked: held.parsed(picks, slices),
       conversations: picks.length,
       messages: picks.reduce((n, i) => n + held.messagesOf(i), 0),
       known,

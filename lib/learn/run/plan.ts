@@ -5,11 +5,13 @@
  * and request, built exactly as the run will build them, counted by the same estimate the plugin uses everywhere),
  * with the most they may answer. The material is the user's words with the assistant's beside them for context
  * (what was asked, what the user answered to), the assistant's cut short: the protocol keeps only facts about the
- * user, one a line, and nothing said in the assistant's own words. Pure.
+ * user, one a line, and nothing said in the assistant's own words. Pure, and done a slice at a time (the loop turns
+ * between two: a plan of a whole export is seconds of work).
  */
 import { EXTRACTION_SYSTEM, extractionRequest, type KnownFact } from '../../memory/job.ts'
 import { approxTokens } from '../../shared/tokens.ts'
 import type { LearnConversation } from '../conversation.ts'
+import { Slices } from '../slices.ts'
 
 /** Characters of one assistant message kept as context: enough for the question the user answered. */
 export const ASSISTANT_CONTEXT_CHARS = 300
@@ -84,21 +86,27 @@ export function materialParts(c: LearnConversation, limit: number): string[] {
   return parts
 }
 
-/** The plan of learning from `conversations` (walked once) with calls of at most `limit` characters, `known` shown to each. */
-export function planLearning(
-  conversations: Iterable<LearnConversation>,
+/**
+ * The plan of learning from `conversations` (walked once) with calls of at most `limit` characters, `known` shown to
+ * each; the requests built are counted in `slices` (those the walk parses in, when it is the same).
+ */
+export async function planLearning(
+  conversations: AsyncIterable<LearnConversation> | Iterable<LearnConversation>,
   limit: number,
   known: readonly KnownFact[] = [],
-): LearnPlan {
+  slices = new Slices(),
+): Promise<LearnPlan> {
   const calls: PlannedCall[] = []
   let inputTokens = 0
   const system = approxTokens(EXTRACTION_SYSTEM)
   let conversation = 0
-  for (const c of conversations) {
-    materialParts(c, limit).forEach((material, part) => {
+  for await (const c of conversations) {
+    for (const [part, material] of materialParts(c, limit).entries()) {
+      const prompt = extractionRequest(material, known).prompt
       calls.push({ conversation, part, material })
-      inputTokens += system + approxTokens(extractionRequest(material, known).prompt)
-    })
+      inputTokens += system + approxTokens(prompt)
+      await slices.spend(prompt.length)
+    }
     conversation++
   }
   return { calls, inputTokens, outputTokens: calls.length * ANSWER_TOKENS }

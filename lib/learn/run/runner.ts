@@ -62,6 +62,7 @@ export class LearnRunner {
   #head: RunHead | undefined
   #calls: RunCall[] | undefined
   #loop: Promise<void> | undefined
+  #starting = false
   readonly #stop = new AbortController()
 
   constructor(deps: RunnerDeps) {
@@ -111,31 +112,37 @@ export class LearnRunner {
     }
   }
 
-  /** Start learning `picked` (the conversations of `pick`); refused while another run runs or waits paused. */
+  /**
+   * Start learning `picked` (the conversations of `pick`); refused while another run runs or waits paused, or while
+   * another start is cutting its pick (that is seconds of work for a whole export, done a slice at a time: a second
+   * start in between would otherwise see no run yet and start one beside it).
+   */
   async start(picked: Picked, pick: LearnPick): Promise<LearnRunReply> {
+    if (this.#starting) throw LearnRunner.#underWay()
+    this.#starting = true
+    try {
+      return await this.#start(picked, pick)
+    } finally {
+      this.#starting = false
+    }
+  }
+
+  static #underWay(): Error {
+    return brokeRule('conflict', 'a learning run is under way: cancel it first', 'run', 'learn.running')
+  }
+
+  async #start(picked: Picked, pick: LearnPick): Promise<LearnRunReply> {
     // Read from disk too: another dsh on the same data may have started one since this one read it.
     const h = (await readHead(this.#deps.files.head).catch(() => undefined)) ?? this.#head
     const underWay = h !== undefined && (h.state === 'running' || h.state === 'paused')
-    if (underWay && (h.pid === process.pid || alive(h.pid) || this.#head?.id === h.id))
-      throw brokeRule('conflict', 'a learning run is under way: cancel it first', 'run', 'learn.running')
+    if (underWay && (h.pid === process.pid || alive(h.pid) || this.#head?.id === h.id)) throw LearnRunner.#underWay()
     const route = pick.model ?? this.#deps.defaultRoute()
     if (route === undefined)
       throw brokeRule('conflict', 'model: dsh has no default model to learn with', 'model', 'learn.no-model')
-    const calls: RunCall[] = []
-    // Each picked conversation is parsed as it is reached and let go once cut into its calls.
-    for (const c of picked.picked)
-      for (const material of materialParts(c, this.#deps.excerptChars))
-        calls.push({
-          material,
-          service: picked.service,
-          title: c.title,
-          at: conversationTime(c),
-          // A past dsh conversation is remembered as learned once its last call is answered (see #one).
-          ...(picked.service === 'dsh' ? { session: c.id } : {}),
-        })
+    const calls = await this.#cut(picked)
     if (calls.length === 0) throw invalid('pick', 'picks no words of yours to learn from')
     if (calls.length > MAX_RUN_CALLS)
-      throw invalid('pick', `takes ${calls.length} model calls, over the limit of ${MAX_RUN_CALLS}`, MAX_RUN_CALLS)
+      throw invalid('pick', `takes more model calls than the limit of ${MAX_RUN_CALLS}`, MAX_RUN_CALLS)
     const head: RunHead = {
       id: `learn-${randomUUID().slice(0, 8)}`,
       into: pick.into,
@@ -157,6 +164,27 @@ export class LearnRunner {
     this.#calls = calls
     this.#kick()
     return this.status()
+  }
+
+  /**
+   * The calls of `picked`: each conversation parsed as it is reached (a slice at a time) and let go once cut; the cut
+   * stops at the first call past the limit (a pick of a whole export need not be cut and held to be refused).
+   */
+  async #cut(picked: Picked): Promise<RunCall[]> {
+    const calls: RunCall[] = []
+    for await (const c of picked.picked) {
+      for (const material of materialParts(c, this.#deps.excerptChars))
+        calls.push({
+          material,
+          service: picked.service,
+          title: c.title,
+          at: conversationTime(c),
+          // A past dsh conversation is remembered as learned once its last call is answered (see #one).
+          ...(picked.service === 'dsh' ? { session: c.id } : {}),
+        })
+      if (calls.length > MAX_RUN_CALLS) break
+    }
+    return calls
   }
 
   /** Pause, resume or cancel the run; refused (not-found) when there is none, (conflict) when it cannot. */

@@ -20,27 +20,27 @@ const read = (v: unknown) => parseExport(new TextEncoder().encode(JSON.stringify
 describe('picking what to learn from', () => {
   const { conversations } = read(claudeExport(300, 4).conversations)
   const held = holdConversations(conversations)
-  const pick = (f: LearnFilter) => selectConversations(held, f).map((i) => conversations[i]!)
+  const pick = async (f: LearnFilter) => (await selectConversations(held, f)).map((i) => conversations[i]!)
 
-  it('picks all, a date range (inclusive), or the conversations naming a word, as plain text', () => {
-    expect(pick({})).toHaveLength(300)
+  it('picks all, a date range (inclusive), or the conversations naming a word, as plain text', async () => {
+    expect(await pick({})).toHaveLength(300)
     const day = (n: number) => Date.UTC(2025, 0, 1) + n * 86_400_000
-    const range = pick({ from: day(10), to: day(19) })
+    const range = await pick({ from: day(10), to: day(19) })
     expect(range.map((c) => c.id)).toEqual(Array.from({ length: 10 }, (_, i) => `claude-${10 + i}`))
-    const qingdao = pick({ word: '  QINGDAO ' })
+    const qingdao = await pick({ word: '  QINGDAO ' })
     expect(qingdao.length).toBeGreaterThan(0)
     expect(qingdao.length).toBeLessThan(300)
     for (const c of qingdao) expect(JSON.stringify(c).toLowerCase()).toContain('qingdao')
-    expect(pick({ word: '(#1.' }).length).toBeGreaterThan(0)
-    expect(pick({ word: '.*' })).toEqual([])
+    expect((await pick({ word: '(#1.' })).length).toBeGreaterThan(0)
+    expect(await pick({ word: '.*' })).toEqual([])
   })
 })
 
 describe('a plan', () => {
   const { conversations } = read(chatGptExport(300, 9).conversations)
 
-  it('cuts every conversation into calls within the bound, and every word of the user reaches a call', () => {
-    const plan = planLearning(conversations, LIMIT)
+  it('cuts every conversation into calls within the bound, and every word of the user reaches a call', async () => {
+    const plan = await planLearning(conversations, LIMIT)
     expect(plan.calls.length).toBeGreaterThanOrEqual(300)
     for (const call of plan.calls) expect(call.material.length).toBeLessThanOrEqual(LIMIT)
     const sent = plan.calls.map((c) => c.material).join('\n')
@@ -69,8 +69,8 @@ describe('a plan', () => {
     expect(materialParts({ ...long, messages: [long.messages[0]!] }, LIMIT)).toEqual([])
   })
 
-  it('says its cost before it runs: the calls, the tokens of the requests it will send, the most they may answer', () => {
-    const plan = planLearning(conversations.slice(0, 50), LIMIT)
+  it('says its cost before it runs: the calls, the tokens of the requests it will send, the most they may answer', async () => {
+    const plan = await planLearning(conversations.slice(0, 50), LIMIT)
     const sent = plan.calls.reduce(
       (n, c) => n + approxTokens(EXTRACTION_SYSTEM) + approxTokens(extractionRequest(c.material, []).prompt),
       0,
@@ -78,8 +78,8 @@ describe('a plan', () => {
     expect(plan.inputTokens).toBe(sent)
     expect(plan.outputTokens).toBe(plan.calls.length * ANSWER_TOKENS)
     // A bigger bound, fewer calls for the same conversations.
-    expect(planLearning(conversations, 100).calls.length).toBeGreaterThan(
-      planLearning(conversations, LIMIT).calls.length,
+    expect((await planLearning(conversations, 100)).calls.length).toBeGreaterThan(
+      (await planLearning(conversations, LIMIT)).calls.length,
     )
   })
 })

@@ -9,7 +9,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import type { Context } from '@deepseek-ai/cordis'
 import { installLearn } from '../../../lib/learn/run/install.ts'
-import { LearnExports } from '../../../lib/learn/run/exports.ts'
+import { LearnExports, type Picked } from '../../../lib/learn/run/exports.ts'
 import type { LearnRunner } from '../../../lib/learn/run/runner.ts'
 import { parseExport } from '../../../lib/learn/export-read.ts'
 import { holdConversations } from '../../../lib/learn/export-parts.ts'
@@ -49,6 +49,13 @@ function exportOf(n: number): LearnExports {
 
 const PICK: LearnPick = { into: { user: true }, model: SPINE_MODEL }
 
+/** What PICK chooses of the export `learn` read, as the start route hands it to the runner. */
+async function chosen(learn: LearnExports): Promise<Picked> {
+  const picked = await learn.picked(PICK, h.store.state)
+  if (typeof picked === 'string') throw new Error(`nothing to learn: ${picked}`)
+  return picked
+}
+
 /** Wait until the run's state is `state`. */
 async function until(runner: LearnRunner, state: string): Promise<void> {
   await vi.waitFor(() => expect(runner.status().run?.state).toBe(state), { timeout: 30_000, interval: 10 })
@@ -70,7 +77,7 @@ describe('the learning run', () => {
       { text: '无' },
       { text: '- [用户] 养了一只猫\n- [用户] 住在青岛' },
     )
-    const started = await runner.start(learn.picked(PICK, h.store.state) as never, PICK)
+    const started = await runner.start(await chosen(learn), PICK)
     expect(started.run).toMatchObject({ state: 'running', total: 3, done: 0 })
     await until(runner, 'done')
     expect(runner.status().run).toMatchObject({ done: 3, total: 3, facts: 2 })
@@ -106,7 +113,7 @@ describe('the learning run', () => {
       { text: '- [用户] 养了一只猫' },
       { gate: third, text: '- [用户] 会弹吉他' },
     )
-    await runner.start(learn.picked(PICK, h.store.state) as never, PICK)
+    await runner.start(await chosen(learn), PICK)
     await h.model.until('extract', 1)
     expect((await runner.control('pause')).run?.state).toBe('paused')
     release()
@@ -141,7 +148,7 @@ describe('the learning run', () => {
       { fail: { code: 'overloaded', message: 'busy', status: 529 } },
       { text: '- [用户] 养了一只猫' },
     )
-    await runner.start(learn.picked(PICK, h.store.state) as never, PICK)
+    await runner.start(await chosen(learn), PICK)
     await until(runner, 'failed')
     expect(runner.status().run).toMatchObject({ failure: 'model', done: 1, facts: 1 })
     expect(userItems().map((it) => it.text)).toEqual(['住在青岛'])
@@ -157,8 +164,8 @@ describe('the learning run', () => {
     const first = await install()
     const learn = exportOf(3)
     h.model.script('extract', { text: '- [用户] 住在青岛' }, { stall: true })
-    await first.runner.start(learn.picked(PICK, h.store.state) as never, PICK)
-    await expect(first.runner.start(learn.picked(PICK, h.store.state) as never, PICK)).rejects.toMatchObject({
+    await first.runner.start(await chosen(learn), PICK)
+    await expect(first.runner.start(await chosen(learn), PICK)).rejects.toMatchObject({
       code: 'conflict',
       rule: 'learn.running',
     })
@@ -176,14 +183,28 @@ describe('the learning run', () => {
     expect(userItems().map((it) => it.text)).toEqual(['住在青岛', '养了一只猫'])
   })
 
+  it('refuses a second start made while the first one still cuts its pick: one run, one set of calls', async () => {
+    h = await boot()
+    const { runner, unload } = await install()
+    const learn = exportOf(3)
+    h.model.script('extract', { stall: true })
+    const [one, two] = [await chosen(learn), await chosen(learn)]
+    const started = await Promise.allSettled([runner.start(one, PICK), runner.start(two, PICK)])
+    expect(started.map((s) => s.status)).toEqual(['fulfilled', 'rejected'])
+    expect(started[1]).toMatchObject({ reason: { code: 'conflict', rule: 'learn.running' } })
+    await h.model.until('extract', 1)
+    expect(runner.status().run).toMatchObject({ state: 'running', total: 3 })
+    await unload()
+  })
+
   it('refuses a start from a second dsh on the same data while the first one runs', async () => {
     h = await boot()
     const first = await install()
     const second = await install()
     const learn = exportOf(2)
     h.model.script('extract', { stall: true })
-    await first.runner.start(learn.picked(PICK, h.store.state) as never, PICK)
-    await expect(second.runner.start(learn.picked(PICK, h.store.state) as never, PICK)).rejects.toMatchObject({
+    await first.runner.start(await chosen(learn), PICK)
+    await expect(second.runner.start(await chosen(learn), PICK)).rejects.toMatchObject({
       rule: 'learn.running',
     })
     await first.unload()
@@ -203,7 +224,7 @@ describe('the learning run', () => {
     ])
     const learned = runFiles(h.store.file).learned
     h.model.script('extract', { text: '无' }, { stall: true })
-    await first.runner.start(learn.picked(PICK, h.store.state) as never, PICK)
+    await first.runner.start(await chosen(learn), PICK)
     expect(first.runner.status().run?.total).toBe(3)
     await h.model.until('extract', 2)
     // dsh stops while the second call of "a" is out: "a" is not learned yet.
