@@ -8,7 +8,7 @@
  * user, one a line, and nothing said in the assistant's own words. Pure.
  */
 import { EXTRACTION_SYSTEM, extractionRequest, type KnownFact } from '../../memory/job.ts'
-import { approxTokens } from '../../shared/tokens.ts'
+import { approxTokens } from '../../prompt/tokens.ts'
 import type { LearnConversation } from '../conversation.ts'
 
 /** Characters of one assistant message kept as context: enough for the question the user answered. */
