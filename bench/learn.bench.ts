@@ -22,7 +22,7 @@ import { readExport } from '../lib/learn/export-read.ts'
 import { planLearning } from '../lib/learn/run/plan.ts'
 import { EXTRACTION_SYSTEM, extractionRequest } from '../lib/memory/job.ts'
 import { DEFAULT_CONFIG } from '../lib/config/config.ts'
-import { approxTokens } from '../lib/shared/tokens.ts'
+import { approxTokens } from '../lib/prompt/tokens.ts'
 import { chatGptExport, streamedZip } from '../test/support/learn-exports.ts'
 import { median } from '../test/support/stats.ts'
 

@@ -1,15 +1,17 @@
 /**
  * `POST /__ap/command`: every change the page makes. The body is parsed at the door by its op's own schema (an op
- * only the host sends is refused first), then the avatar URLs it sends back are swapped for what they stand for, an
- * import's files are read in the worker, a model choice is checked against the host's models, and the store runs
- * the command (an undone learning run then has its past conversations offered again); the reply is the state after it
- * with the command's fields (and a saved profile whole). Owns this route only; it never writes its
- * own data rules (the commands and their schemas own them).
+ * only the host sends, or one the page reads with a GET, is refused first), then the avatar URLs it sends back are
+ * swapped for what they stand for, an import's files are read in the worker, a model choice is checked against the
+ * host's models, and the store runs the command (an undone learning run then has its past conversations offered
+ * again); the reply is the state after it with the command's fields (and a saved profile whole, the user layer when
+ * the command changed it). Owns this route only; it never writes its own data rules (the commands and their schemas
+ * own them).
  */
 import type { BrowserCommand } from '../shared/commands.ts'
-import { isHostOnly } from '../shared/commands.ts'
+import { isHostOnly, isReadOp } from '../shared/commands.ts'
+import { WIRE } from '../shared/wire-table.ts'
 import { READ_FILES } from '../shared/files.ts'
-import type { Profile } from '../state/model.ts'
+import { USER_HISTORY, type Profile, type State } from '../state/model.ts'
 import { acceptedModel } from '../commands/model-suggestion.ts'
 import { parseCommand } from '../validate/command.ts'
 import { modelChoice } from '../validate/model.ts'
@@ -20,7 +22,7 @@ import { COMMAND_CAPS } from './caps.ts'
 import type { Reply } from './reply.ts'
 import { stateReply, type Call, type Handler, type RouteDeps } from './route-kit.ts'
 import { offerUndoneAgain } from './routes-learn.ts'
-import { wholeProfile } from './routes-profiles.ts'
+import { userReply, wholeProfile } from './routes-profiles.ts'
 import { parseAvatarUrl, resolveAvatarUrl, wireHead, wireSession } from './wire.ts'
 
 /**
@@ -32,6 +34,7 @@ function commandDoor(body: unknown): BrowserCommand {
   const op = record(body, 'body').op
   if (typeof op !== 'string') throw invalid('op', 'must be a string naming the operation')
   if (isHostOnly(op)) throw invalid('op', `${op} is written by the host, not over HTTP`)
+  if (isReadOp(op)) throw invalid('op', `${op} only reads: GET ${WIRE[op].path} answers it, never behind a save`)
   // An import's files are each checked where they are read (the worker), so one bad file is reported as that file's
   // and the others still import: here the list is checked for its count alone.
   if (op === 'profiles.importFiles' && !(READ_FILES in (body as object)))
@@ -91,6 +94,18 @@ function conversationOf(cmd: BrowserCommand): string | undefined {
   return 'target' in cmd && cmd.target !== undefined && 'sessionId' in cmd.target ? cmd.target.sessionId : undefined
 }
 
+/**
+ * What the user layer's reply is read from: its items and its history list. A write replaces each one it changes
+ * (the state is frozen), so the same two objects are the same layer.
+ */
+function userLayerOf(state: State): readonly [unknown, unknown] {
+  return [state.user, state.history?.[USER_HISTORY]]
+}
+
+function sameUserLayer(a: readonly [unknown, unknown], b: readonly [unknown, unknown]): boolean {
+  return a[0] === b[0] && a[1] === b[1]
+}
+
 /** Extra fields may carry a profile (create, duplicate): it goes out as its head, like the profiles of the state. */
 function wireExtra(deps: RouteDeps, value: unknown): unknown {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return value
@@ -110,6 +125,7 @@ async function postCommand(deps: RouteDeps, call: Call<'command'>): Promise<Repl
     Object.assign(cmd, { [READ_FILES]: await call.imports.readFiles(cmd.files) })
   }
   await checkModel(deps, cmd)
+  const userBefore = userLayerOf(deps.store.state)
   const { state: _state, meta: _meta, notice, ...extra } = await deps.store.command(cmd)
   for (const [key, value] of Object.entries(extra)) extra[key] = wireExtra(deps, value)
   if (cmd.op === 'memory.unlearn') await offerUndoneAgain(deps, cmd.importId)
@@ -118,6 +134,9 @@ async function postCommand(deps: RouteDeps, call: Call<'command'>): Promise<Repl
   if (conversation !== undefined) extra.session = wireSession(deps.store, conversation)
   // A saved profile answers with itself whole, so the editor that saved it reads it from the reply, not again.
   if (cmd.op === 'profile.update') extra.saved = wholeProfile(deps, cmd.id)
+  // The state carries only the user layer's count: a command after which the layer is not what it was answers with
+  // it, so the page showing it (About you) reads it from the reply instead of asking again.
+  if (!sameUserLayer(userLayerOf(deps.store.state), userBefore)) extra.user = userReply(deps)
   // The current snapshot, not the result's: later commands only add to it, and avatar hashes are the current ones.
   return stateReply(deps, JSON.stringify({ ...extra, notice }))
 }

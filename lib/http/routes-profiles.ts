@@ -93,17 +93,20 @@ function getProfile(deps: RouteDeps, call: Call<'profile'>): Reply {
   return jsonOf({ retired } satisfies ProfileReply)
 }
 
-/** The user layer's items and budget share: kept out of the state reply, whose size must not grow with them. */
-function getUser(deps: RouteDeps): Reply {
+/**
+ * The user layer's items and budget share as `GET /__ap/user` answers them, and as a change that wrote the layer
+ * answers with them (routes-command.ts, routes-state.ts): kept out of the state reply, whose size must not grow with
+ * them.
+ */
+export function userReply(deps: RouteDeps): UserReply {
   const budget = deps.memoryBudget ?? DEFAULT_CONFIG.memoryBudget
   const state = deps.store.state
-  const reply: UserReply = {
+  return {
     items: [...userItemsOf(state)],
     share: userShare(budget),
     budget,
     ...(hasHistory(state, { user: true }) ? { history: true as const } : {}),
   }
-  return jsonOf(reply)
 }
 
 /** `GET /__ap/models`: the host's providers and models for the editor's picker. */
@@ -139,7 +142,7 @@ export const PROFILE_ROUTES = {
   'export.profile': { run: getProfileExport },
   avatar: { run: getAvatar },
   profile: { run: getProfile },
-  user: { run: getUser },
+  user: { run: (deps) => jsonOf(userReply(deps)) },
   models: { run: getModels },
   turns: { run: getTurns },
   /** One conversation's own settings and the profile it uses: what the browser shows for the conversation on screen. */

@@ -9,6 +9,7 @@ import { profilePatch, record, sessionSetting } from '../validate/state.ts'
 import { json, refusalReply, type Reply } from './reply.ts'
 import { PREVIEW_CAPS, SETTINGS_CAPS } from './caps.ts'
 import { jsonOf, metaJson, stateReply, type Call, type Handler, type RouteDeps } from './route-kit.ts'
+import { userReply } from './routes-profiles.ts'
 
 /** Only what the renderer reads is taken from a draft; ids, times and the avatar of an unsaved draft do not matter. */
 const RENDERED_FIELDS = ['name', 'role', 'personality', 'speakingStyle', 'rules', 'memoryEnabled', 'memory'] as const
@@ -38,10 +39,13 @@ function postPreview(deps: RouteDeps, call: Call<'preview'>): Reply {
   return jsonOf({ text, chars, tokens })
 }
 
-/** Restore the backup `{name}`; answers the state it restored, like a command. */
+/**
+ * Restore the backup `{name}`; answers the state it restored, like a command, with the user layer it restored (the
+ * state carries only its count), so the page takes both from the reply.
+ */
 async function postRestore(deps: RouteDeps, call: Call<'backups.restore'>): Promise<Reply> {
   await deps.store.restoreBackup(call.body.name)
-  return stateReply(deps)
+  return stateReply(deps, JSON.stringify({ user: userReply(deps) }))
 }
 
 /** The push channel is a WebSocket (upgrade.ts): a plain GET is told so. */

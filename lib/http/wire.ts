@@ -6,7 +6,7 @@
  */
 
 import { AVATAR_PREFIX, hasHistory, type Profile, type State } from '../state/model.ts'
-import { profileHead } from '../shared/profile-head.ts'
+import { profileHead } from './profile-head.ts'
 import { itemTally } from '../state/lazy-list.ts'
 import { pinCounts } from '../state/sessions.ts'
 import type { ProfileStore } from '../store/store.ts'

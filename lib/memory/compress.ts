@@ -25,7 +25,7 @@ import {
 import { RunLog, callModel, defaultRoute, failureText, routeOf, type ModelRoute } from './model-call.ts'
 import { createJobRunner, type Settled } from './runner.ts'
 import { compressedKeys } from './compress-keys.ts'
-import { approxTokens } from '../shared/tokens.ts'
+import { approxTokens } from '../prompt/tokens.ts'
 import type { ProfileStore } from '../store/store.ts'
 import { isFilling, onFillEnd } from '../store/filling.ts'
 import { errorText } from '../shared/errors.ts'

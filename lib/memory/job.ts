@@ -25,7 +25,7 @@ import { partTarget, skippedAfter, skippedBefore, storeFacts } from './extract-o
 import { dropFields, frame, parseFacts, type FactTag, type FramedRequest } from './lines.ts'
 import { RunLog, callModel, failureText, routeOf } from './model-call.ts'
 import { createJobRunner, type Settled } from './runner.ts'
-import { approxTokens } from '../shared/tokens.ts'
+import { approxTokens } from '../prompt/tokens.ts'
 import type { ProfileStore } from '../store/store.ts'
 import { errorText } from '../shared/errors.ts'
 import { layerTarget, type MemoryTarget } from '../shared/memory-target.ts'

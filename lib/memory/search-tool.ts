@@ -18,7 +18,7 @@ import {
   SEARCH_RESULTS,
   SearchHitSchema,
   toolJsonSchema,
-} from '../shared/schema-tools.ts'
+} from './schema-tools.ts'
 import { byRelevance, localDate, recallQuery, type Scored } from './recall.ts'
 import { scopeLists, searchLists } from './search.ts'
 import type { Log } from '../shared/log.ts'
@@ -27,7 +27,7 @@ import type { Log } from '../shared/log.ts'
 export const SEARCH_TOOL = 'memory_search'
 
 /** Items one call answers at most, and by default. */
-export { SEARCH_RESULTS } from '../shared/schema-tools.ts'
+export { SEARCH_RESULTS } from './schema-tools.ts'
 
 /** Characters of item text one answer carries at most (a whole answer stays a few KB). */
 const SEARCH_RESULT_CHARS = 6_000

@@ -13,7 +13,7 @@ import {
 } from '../state/model.ts'
 import { DEFAULT_CONFIG } from '../config/config.ts'
 import { memoryCore } from '../state/lazy-list.ts'
-import { approxTokens } from '../shared/tokens.ts'
+import { approxTokens } from './tokens.ts'
 
 /** The profile fields the renderer reads; anything missing counts as empty (drafts in the preview route). */
 export type RenderableProfile = Partial<

@@ -1,16 +1,16 @@
 /**
- * The commands of `POST /__ap/command` by op: what each takes, what each answers, and which only the host half may
- * send. The browser's `command(op, args)` (client/data/api.ts) and the route that hands a body to the store
- * (http/routes.ts) are typed with it, so a misspelt op or field, a host-only op sent from the page, or a reply field
- * no op answers fails the typecheck. Built from the op schemas (schema-commands.ts, types only), where each op names
- * the fields of its reply beside what it takes, and the reply shapes of the page (`CommandReply`, wire-state.ts); it
- * never validates anything (each operation checks the fields it is given) and holds no behaviour but the one list of
- * host-only ops.
+ * The commands of `POST /__ap/command` by op: what each takes, what each answers, and which the page may not send
+ * (those only the host half sends, and those it reads with a GET). The browser's `command(op, args)`
+ * (client/data/api.ts) and the route that hands a body to the store (http/routes.ts) are typed with it, so a misspelt
+ * op or field, a host-only or read-only op sent from the page, or a reply field no op answers fails the typecheck.
+ * Built from the op schemas (schema-commands.ts, types only), where each op names the fields of its reply beside what
+ * it takes, and the reply shapes of the page (`CommandReply`, wire-state.ts); it never validates anything (each
+ * operation checks the fields it is given) and holds no behaviour but the lists of host-only and read-only ops.
  */
 import type { Profile } from '../state/model.ts'
 import type { Command } from './command-inputs.ts'
 import type { CommandReply, ProfileHead, WireSession } from './wire-state.ts'
-import type { ProfileReply } from './wire-replies.ts'
+import type { ProfileReply, UserReply } from './wire-replies.ts'
 import type { COMMAND_SCHEMAS, CommandInput, Op } from './schema-commands.ts'
 import type { Replies } from './replies.ts'
 
@@ -37,8 +37,18 @@ export const HOST_ONLY_OPS = [
 /** An op only the host half sends (see {@link HOST_ONLY_OPS}). */
 export type HostOnlyOp = (typeof HOST_ONLY_OPS)[number]
 
+/**
+ * The ops that only read, refused over HTTP as well: the page reads each with a GET of its own (`memory.history` with
+ * `GET /__ap/memory/history`), answered from the state as it is, so a read never waits in the store's write queue
+ * behind a save. The store still answers them to the host's own callers.
+ */
+export const READ_OPS = ['memory.history'] as const satisfies readonly Op[]
+
+/** An op that only reads (see {@link READ_OPS}). */
+type ReadOp = (typeof READ_OPS)[number]
+
 /** An op the browser may send. */
-export type BrowserOp = Exclude<Op, HostOnlyOp>
+export type BrowserOp = Exclude<Op, HostOnlyOp | ReadOp>
 
 /** A command the browser may send: what the route hands the store. */
 export type BrowserCommand = Extract<Command, { op: BrowserOp }>
@@ -51,6 +61,11 @@ export function isHostOnly(op: string): op is HostOnlyOp {
   return (HOST_ONLY_OPS as readonly string[]).includes(op)
 }
 
+/** Whether `op` only reads, and is read with a GET of its own (see {@link READ_OPS}). */
+export function isReadOp(op: string): op is ReadOp {
+  return (READ_OPS as readonly string[]).includes(op)
+}
+
 /** A profile a reply carries goes out as its head, like the profiles of the state; every other field as it is. */
 type OnTheWire<T> = { [K in keyof T]: T[K] extends Profile ? ProfileHead : T[K] }
 
@@ -60,14 +75,17 @@ type ConversationOp = 'session.set' | 'session.clear' | 'session.refreshMemory'
 /**
  * What the route adds to an op's reply, read off the op's schema: a command on a conversation answers with it; one
  * on a memory list (a schema with a `target`) answers with the conversation too when the list is a conversation's;
- * a saved profile answers with itself whole (the editor that saved it reads it from there).
+ * a saved profile answers with itself whole (the editor that saved it reads it from there); any command after which
+ * the user layer is not what it was answers with the layer (the state carries only its count).
  */
 type RouteFields<O extends BrowserOp> = (O extends ConversationOp
   ? { session: WireSession }
   : 'target' extends keyof CommandInput<O>
     ? { session?: WireSession }
     : unknown) &
-  (O extends 'profile.update' ? { saved: Extract<ProfileReply, { profile: unknown }> } : unknown)
+  (O extends 'profile.update' ? { saved: Extract<ProfileReply, { profile: unknown }> } : unknown) & {
+    user?: UserReply
+  }
 
 /**
  * What op `O` answers the page: the state, meta and notice, the op's own fields as the store answers them

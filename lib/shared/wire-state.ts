@@ -26,8 +26,8 @@ export interface ProfileHead {
   updatedAt: number
   /** Memory items awaiting the user's approval (ask-first mode); present when there are any. */
   pending?: number
-  /** The model id the profile brings, cut to HEAD_MODEL_CHARS (profile-head.ts; whole, with its provider and controls,
-   * in the whole profile); absent: the conversation's model. */
+  /** The model id the profile brings, cut to HEAD_MODEL_CHARS (lib/http/profile-head.ts; whole, with its provider and
+   * controls, in the whole profile); absent: the conversation's model. */
   model?: string
   /** The name of the team library a team profile comes from (read-only in the page); absent: the user's own. */
   library?: string

@@ -279,13 +279,13 @@ export const WIRE = {
     reply: reply<BackupsReply>(),
     refuses: ['io'],
   },
-  /** Restore a backup; answers the state it restored. */
+  /** Restore a backup; answers the state it restored, with the user layer it restored. */
   'backups.restore': {
     method: 'POST',
     path: `${API_BASE}/backups/restore`,
     query: NONE,
     body: RestoreBody,
-    reply: reply<StateReply>(),
+    reply: reply<StateReply & { user: UserReply }>(),
     refuses: [...WRITES, 'backup.damaged', 'backup.newer', 'backup.empty'],
   },
   /** The sync settings and status. */

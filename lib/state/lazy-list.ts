@@ -92,8 +92,12 @@ function refuse(): boolean {
   return false
 }
 
-/** A frozen-looking array whose elements are read from `source` when a reader first looks inside it. */
-export function lazyList<T>(source: LazySource<T>): readonly T[] {
+/**
+ * A frozen-looking array whose elements are read from `source` when a reader first looks inside it. Typed as the
+ * state types every list it holds, a plain array (a frozen one keeps its type: lib/store/deep-freeze.ts): like a
+ * frozen array, it refuses every write.
+ */
+export function lazyList<T>(source: LazySource<T>): T[] {
   const lazy: Lazy<T> = { source, loaded: undefined, tally: undefined }
   // The target stays an empty extensible array: the Proxy invariants then allow reporting the loaded elements.
   const target: T[] = []

@@ -14,7 +14,7 @@
 import { open, readFile, stat } from 'node:fs/promises'
 import { dirname } from 'node:path'
 import { FILE_MODE, makePrivateDir } from './db/private-files.ts'
-import { KeyedQueue } from '../shared/keyed-queue.ts'
+import { KeyedQueue } from '../runtime/keyed-queue.ts'
 
 /** What starts the line saying a run was undone (no session id or run id starts with `!`). */
 const UNDONE = '!undone'

@@ -13,7 +13,7 @@ import { existsSync } from 'node:fs'
 import { setPriority } from 'node:os'
 import { fileURLToPath } from 'node:url'
 import { GIT_NICENESS, spawnGit, type SpawnJob, type SpawnResult } from './git-spawn.ts'
-import { KeyedQueue } from '../shared/keyed-queue.ts'
+import { KeyedQueue } from '../runtime/keyed-queue.ts'
 import { entryScript } from '../runtime/entry-script.ts'
 
 /** Milliseconds past a call's own time limit before a helper that has not answered is taken for hung. */

@@ -174,7 +174,7 @@ describe('a batch, names and ids in the real host', () => {
     }
   }, 60_000)
 
-  it('answers memory.history for profiles with the ids constructor, toString and valueOf', async () => {
+  it('answers the memory history of profiles with the ids constructor, toString and valueOf', async () => {
     const ids = ['constructor', 'toString', 'valueOf']
     const envelope = JSON.stringify({
       format: 'dsh-agent-profiles',
@@ -184,10 +184,7 @@ describe('a batch, names and ids in the real host', () => {
     const r = await importProbed([textFile('ids.json', envelope, 'envelope')])
     expect(r.reply.files![0]!.imported).toBe(3)
     for (const id of ids) {
-      const res = await fetch(
-        `${host.web.url}/__ap/command`,
-        postJson({ op: 'memory.history', target: { profileId: id } }),
-      )
+      const res = await fetch(`${host.web.url}/__ap/memory/history?layer=profile&owner=${id}`)
       expect(res.status).toBe(200)
       expect(((await res.json()) as { entries: unknown[] }).entries).toEqual([])
     }

@@ -136,10 +136,9 @@ it('leaves out the conversations learned before, after dsh restarts, until the r
     expect(offered.json.workspaces).toEqual(expect.arrayContaining([host.home.workspace, elsewhere]))
 
     // The undo reverted from the memory's history: the fact is back, and the two conversations are learned again.
-    const { entries } = await again.command<{ entries: MemoryHistoryEntry[] }>({
-      op: 'memory.history',
-      target: { user: true },
-    })
+    const { entries } = (await (await fetch(`${again.web.url}/__ap/memory/history?layer=user`)).json()) as {
+      entries: MemoryHistoryEntry[]
+    }
     const undo = entries.find((e) => e.removed.some((it) => it.text === FACT))!
     await again.command({ op: 'memory.revert', target: { user: true }, entryId: undo.id })
     const back = (await (await fetch(`${again.web.url}/__ap/user`)).json()) as UserReply

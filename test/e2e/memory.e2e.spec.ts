@@ -302,10 +302,8 @@ describe('compression through the real host', () => {
       text: `${name}的第${i}条记忆：用户在第${i}个项目里用过这套工具链，对它的构建速度印象深刻`,
     }))
     await host.command({ op: 'memory.add', target: { profileId: p.id }, items })
-    const { entries } = await host.command<{ entries: MemoryHistoryEntry[] }>({
-      op: 'memory.history',
-      target: { profileId: p.id },
-    })
+    const asked = `${host.web.url}/__ap/memory/history?layer=profile&owner=${encodeURIComponent(p.id)}`
+    const { entries } = (await (await fetch(asked)).json()) as { entries: MemoryHistoryEntry[] }
     const add = entries.find((e) => e.who === 'user' && e.added.length === items.length)!
     return { id: p.id, memory: (await profile(p.id)).memory, added: { summary: '', items: add.added } }
   }

@@ -135,10 +135,9 @@ describe('superseded facts through the real host', () => {
     expect(after.system).toContain('- 用户住在上海')
     expect(after.system).not.toContain('用户住在北京')
 
-    const { entries } = await env.host.command<{ entries: MemoryHistoryEntry[] }>({
-      op: 'memory.history',
-      target: { user: true },
-    })
+    const { entries } = (await (await fetch(`${env.host.web.url}/__ap/memory/history?layer=user`)).json()) as {
+      entries: MemoryHistoryEntry[]
+    }
     expect(entries[0]).toMatchObject({
       who: 'auto',
       sessionId: sid,

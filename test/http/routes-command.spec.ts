@@ -1,13 +1,13 @@
 /**
  * `POST /__ap/command` (lib/http/routes-command.ts) on the real handler and a real store: a command's reply, its
- * refusals, a large import under the body limit, concurrent clients, the reply of every op the browser sends, and the
- * ops only the host sends.
+ * refusals, a large import under the body limit, concurrent clients, the reply of every op the browser sends, the
+ * ops only the host sends and the ops the page reads with a GET.
  */
 import { Agent } from 'node:http'
 import { describe, expect, it } from 'vitest'
 import { LIMITS, type Profile } from '../../lib/state/model.ts'
 import { COMMAND_BODY_LIMIT } from '../../lib/http/caps.ts'
-import { HOST_ONLY_OPS, type ArgsOf, type BrowserOp, type ReplyOf } from '../../lib/shared/commands.ts'
+import { HOST_ONLY_OPS, READ_OPS, type ArgsOf, type BrowserOp, type ReplyOf } from '../../lib/shared/commands.ts'
 import { isErrorShape, largeImport } from '../support/http.ts'
 import type { CommandReply } from '../../lib/shared/wire-state.ts'
 import { api, store, expectSoundState, profileById, serveRoutesEachTest } from '../support/routes-rig.ts'
@@ -137,9 +137,11 @@ describe('concurrency', () => {
 /** Every key any member of a union has (`keyof` of a union names only the keys all members share). */
 type KeysOf<T> = T extends unknown ? keyof T : never
 
-/** The fields op `O`'s reply type names besides state, meta and notice, each said to come always or only sometimes;
- * the compiler holds the list to exactly those keys. */
-type Fields<O extends BrowserOp> = { [K in Exclude<KeysOf<ReplyOf<O>>, keyof CommandReply>]: 'always' | 'sometimes' }
+/** The fields op `O`'s reply type names besides state, meta, notice and the user layer (which any op answers when it
+ * changed the layer), each said to come always or only sometimes; the compiler holds the list to exactly those keys. */
+type Fields<O extends BrowserOp> = {
+  [K in Exclude<KeysOf<ReplyOf<O>>, keyof CommandReply | 'user'>]: 'always' | 'sometimes'
+}
 
 /** Each op once, so a browser op this spec does not send fails the typecheck. */
 const SENT: { [O in BrowserOp]: true } = {
@@ -153,7 +155,6 @@ const SENT: { [O in BrowserOp]: true } = {
   'memory.remove': true,
   'memory.clear': true,
   'memory.undo': true,
-  'memory.history': true,
   'memory.approve': true,
   'memory.decide': true,
   'memory.paste': true,
@@ -180,7 +181,13 @@ describe('the reply of every op the browser sends', () => {
       const r = await api.command({ ...args, op })
       expect(r.status, `${op}: ${r.text.slice(0, 200)}`).toBe(200)
       const reply = r.json as Record<string, unknown>
-      const named: Record<string, string> = { state: 'always', meta: 'always', notice: 'always', ...fields }
+      const named: Record<string, string> = {
+        state: 'always',
+        meta: 'always',
+        notice: 'always',
+        user: 'sometimes',
+        ...fields,
+      }
       expect(
         Object.keys(reply).filter((k) => named[k] === undefined),
         op,
@@ -227,7 +234,7 @@ describe('the reply of every op the browser sends', () => {
     const ownId = (own.added as { id: string }[])[0]!.id
     await send('memory.update', { target: { sessionId: 'session-1' }, itemId: ownId, text: '只谈第四章' }, list)
     await send('memory.remove', { target: { sessionId: 'session-1' }, itemId: ownId }, list)
-    const history = await send('memory.history', { target: general }, { ...list, entries: 'always' })
+    const history = (await api.get('/__ap/memory/history?layer=profile&owner=general')).json
     await send(
       'memory.revert',
       { target: general, entryId: (history.entries as { id: string }[])[0]!.id },
@@ -239,7 +246,8 @@ describe('the reply of every op the browser sends', () => {
     await send('session.set', { sessionId: 'session-1', patch: { note: '笔记' } }, { session: 'always' })
     await send('session.refreshMemory', { sessionId: 'session-1' }, { session: 'always' })
     await send('session.clear', { sessionId: 'session-1' }, { session: 'always' })
-    await send('user.set', { items: [{ text: '用户叫小王' }] }, {})
+    const userSet = await send('user.set', { items: [{ text: '用户叫小王' }] }, {})
+    expect(userSet.user).toMatchObject({ items: [{ text: '用户叫小王' }] })
     const pasted = await send(
       'memory.paste',
       { target: { user: true }, text: '• 用户叫小王\n• 用户住在青岛', origin: '粘贴，ChatGPT' },
@@ -319,5 +327,22 @@ describe('ops only the host sends', () => {
     expect(store.state).toBe(before.state)
     expect(store.revision).toBe(before.revision)
     expect(store.turnsOf('session-1')).toEqual({})
+  })
+})
+
+describe('ops that only read', () => {
+  it('are refused over POST, naming the GET that answers them without waiting in the write queue', async () => {
+    await api.command({ op: 'memory.add', target: { profileId: 'general' }, items: [{ text: '用户住在杭州' }] })
+    for (const op of READ_OPS) {
+      const r = await api.command({ op, target: { profileId: 'general' } })
+      expect(r.status, op).toBe(400)
+      expect(r.json.error, op).toEqual({
+        code: 'invalid',
+        message: `op: ${op} only reads: GET /__ap/memory/history answers it, never behind a save`,
+        field: 'op',
+      })
+    }
+    const read = await api.get('/__ap/memory/history?layer=profile&owner=general')
+    expect(read.json.entries).toMatchObject([{ added: [{ text: '用户住在杭州' }] }])
   })
 })

@@ -159,6 +159,18 @@ describe('the user layer over HTTP', () => {
     expect((await api.post('/__ap/user', {})).status).toBe(405)
   })
 
+  it('a command that changes it answers with it, as GET /__ap/user does; one that leaves it alone, without', async () => {
+    const added = await api.command({ op: 'memory.add', target: { user: true }, items: [{ text: '用户叫小王' }] })
+    expect(added.json.user).toMatchObject({ items: [{ text: '用户叫小王' }], share: 1000, budget: 3000, history: true })
+    expect(added.json.user).toEqual((await api.get('/__ap/user')).json)
+    const id = added.json.user.items[0].id as string
+    const removed = await api.command({ op: 'memory.remove', target: { user: true }, itemId: id })
+    expect(removed.json.user).toMatchObject({ items: [], history: true })
+    const other = await api.command({ op: 'profile.update', id: store.state.activeId, patch: { rules: '实事求是' } })
+    expect(other.status).toBe(200)
+    expect(other.json.user).toBeUndefined()
+  })
+
   it('exports it only when asked, and importing restores it; merging a second time adds nothing', async () => {
     await api.command({ op: 'memory.add', target: { user: true }, items: [{ text: '用户叫小王' }] })
     expect((await api.get('/__ap/export')).json.user).toBeUndefined()

@@ -215,6 +215,8 @@ describe('backups: GET /__ap/backups and POST /__ap/backups/restore', () => {
     expect(r.status).toBe(200)
     expect(r.json.state.profiles).toHaveLength(3)
     expect(r.json.meta).toBeDefined()
+    // The user layer it restored, as its own route answers it: the page asks nothing more.
+    expect(r.json.user).toEqual((await api.get('/__ap/user')).json)
     expect(profileById('general').rules).toBe('备份里的')
     await expectSoundState()
   })

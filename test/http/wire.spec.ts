@@ -1,6 +1,6 @@
 import { afterEach, expect, it } from 'vitest'
 import { LIMITS, type State } from '../../lib/state/model.ts'
-import { profileHead } from '../../lib/shared/profile-head.ts'
+import { profileHead } from '../../lib/http/profile-head.ts'
 import { avatarUrl, wireStateBytes } from '../../lib/http/wire.ts'
 import { pngDataUrl } from '../support/http.ts'
 import { freshStore } from '../support/store-helpers.ts'

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest'
 import { renderPrompt } from '@deepseek-ai/dsh-system-prompt'
 import { inertBraces, renderParts, renderProfile, renderSwitchNotice } from '../../lib/prompt/render.ts'
-import { approxTokens } from '../../lib/shared/tokens.ts'
+import { approxTokens } from '../../lib/prompt/tokens.ts'
 import type { MemoryItem, Profile, SessionSetting } from '../../lib/state/model.ts'
 
 let seq = 0

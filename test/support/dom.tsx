@@ -11,7 +11,7 @@ import type { Meta } from '../../lib/shared/meta.ts'
 import type { ProfileReply } from '../../lib/shared/wire-replies.ts'
 import type { TurnModel } from '../../lib/shared/models.ts'
 import type { WireSession, WireState } from '../../lib/shared/wire-state.ts'
-import { profileHead } from '../../lib/shared/profile-head.ts'
+import { profileHead } from '../../lib/http/profile-head.ts'
 
 ;(globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true
 

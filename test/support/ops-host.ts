@@ -2,7 +2,8 @@
  * The one fake of the host half for the browser half's jsdom specs (the settings page and the conversation's), at the
  * `fetch` boundary of lib/client/data/api.ts: answers commands with the store's real operations (commands/dispatch.ts)
  * over an in-memory state, with the same semantics, notices and refusals (field and limit) the real routes give, and
- * the route's own additions (a created profile as its head, a saved one whole, avatars as URLs), without disk or HTTP.
+ * the route's own additions (a created profile as its head, a saved one whole, the user layer when a command changed
+ * it, avatars as URLs), without disk or HTTP.
  * Answers whole profiles from its state, the turn ledger (and each turn's memory items) from maps the spec fills, the
  * memory list's search route with the host's own list function, the memory history's route with the host's own query,
  * and a draft's preview with its role and rules. A spec can make the next matching request fail (`failNext`).
@@ -12,8 +13,8 @@ import { historyQuery } from '../../lib/commands/history.ts'
 import { historyCommandOf } from '../../lib/http/routes-memory.ts'
 import type { CommandOf } from '../../lib/shared/schema-commands.ts'
 import { parseCommand } from '../../lib/validate/command.ts'
-import { hasHistory, type Profile, type UsedMemory } from '../../lib/state/model.ts'
-import { profileHead } from '../../lib/shared/profile-head.ts'
+import { hasHistory, USER_HISTORY, type Profile, type UsedMemory } from '../../lib/state/model.ts'
+import { profileHead } from '../../lib/http/profile-head.ts'
 import type { Command } from '../../lib/shared/command-inputs.ts'
 import { sessionsOf } from '../../lib/state/sessions.ts'
 import { undoTimes } from '../../lib/http/wire.ts'
@@ -186,14 +187,18 @@ export function opsHost(initial: TestState): OpsHost {
     if (call.method === 'POST' && call.path === '/__ap/preview') return previewAnswer(call)
     if (call.method === 'POST' && call.path === '/__ap/command') {
       try {
+        const before = host.state
         const result = apply(call.body)
         const body = call.body as CommandBody
         const conversation = conversationOf(body)
+        const userChanged =
+          host.state.user !== before.user || host.state.history?.[USER_HISTORY] !== before.history?.[USER_HISTORY]
         return reply({
           notice: result.notice,
           ...wireExtra(result.extra),
           ...(conversation === undefined ? {} : { session: wireSessionOf(host.state, conversation) }),
           ...(body.op === 'profile.update' ? { saved: savedAnswer(host.state, String(body.id)) } : {}),
+          ...(userChanged ? { user: userAnswer(host.state).body } : {}),
         })
       } catch (error) {
         return refusal(error)

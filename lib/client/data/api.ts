@@ -121,12 +121,6 @@ function memorySearchQuery(query: MemoryQuery, offset: number, limit: number): R
   }
 }
 
-/** Whether a command's fields name the user layer as the memory list it writes. */
-function writesUser(args: object | undefined): boolean {
-  const target = args !== undefined && 'target' in args ? args.target : undefined
-  return typeof target === 'object' && target !== null && 'user' in target
-}
-
 /** Make a client talking to `base` through `fetchImpl` (the page's `fetch` unless given). */
 export function createApiClient(base: string = API_BASE, fetchImpl?: typeof fetch): ApiClient {
   const call: Caller = callerOf(base, fetchImpl)
@@ -139,15 +133,13 @@ export function createApiClient(base: string = API_BASE, fetchImpl?: typeof fetc
     loadConversation: shared.loadConversation,
     patch: shared.patch,
     async command(op, ...[args]) {
+      // One request: the reply carries the state, and the user layer when the command changed it.
       const reply = await call('command', { body: { ...args, op } })
       shared.take(reply)
-      // The state carries only the user layer's count: a page showing its items reads them again after a write.
-      if (op === 'user.set' || op === 'state.import' || writesUser(args)) await shared.reloadUser()
       return reply
     },
     async restoreBackup(name) {
       shared.take(await call('backups.restore', { body: { name } }))
-      await shared.reloadUser()
     },
     ...reads(call),
     urlOf: (key, ...input) => urlOf(base, key, ...input),

@@ -17,7 +17,7 @@ export interface Snapshot {
   conversations: ReadonlyMap<string, WireSession>
   /** The last load failure; cleared by the next successful answer. */
   error: ApiError | null
-  /** The user layer as `GET /__ap/user` last answered (null until something asked for it, see `loadUser`). */
+  /** The user layer as last answered (`GET /__ap/user`, or a change that wrote it); null until something asks. */
   user: UserReply | null
 }
 
@@ -157,16 +157,15 @@ export class SharedSnapshot {
     this.publish({ ...this.current, state, meta: update.meta ?? this.current.meta })
   }
 
-  /** Take a reply that carries the state after a change, and the conversation it answers with (a command's). */
-  take(reply: Partial<StateReply> & { session?: unknown }): void {
+  /**
+   * Take a reply that carries the state after a change, the conversation it answers with (a command's) and the user
+   * layer when the change wrote it (kept when the page shows the layer; one that does not loads it when it does).
+   */
+  take(reply: Partial<StateReply> & { session?: unknown; user?: UserReply }): void {
     if (reply.state !== undefined && reply.meta !== undefined)
       this.publish({ ...this.current, status: 'ready', state: reply.state, meta: reply.meta, error: null })
     if (isWireSession(reply.session)) this.takeConversation(reply.session)
-  }
-
-  /** Read the user layer again when the page shows it (after a write that may have changed it). */
-  async reloadUser(): Promise<void> {
-    if (this.current.user !== null) await this.loadUser()
+    if (reply.user !== undefined && this.current.user !== null) this.publish({ ...this.current, user: reply.user })
   }
 
   private async loadState(): Promise<Snapshot> {

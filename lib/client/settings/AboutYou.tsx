@@ -54,7 +54,7 @@ export function AboutYou({ onDirty }: AboutYouProps): ReactNode {
     if (!dirty) return
     await run(async () => {
       const reply = await client.command('user.set', draftSave(items))
-      // The command read the layer again: the list shows what is saved now.
+      // The reply carried the layer as saved: the list shows it now, with no second request.
       restart(NO_EDITS)
       return noticeText(t, reply.notice)
     })

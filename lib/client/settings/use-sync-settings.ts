@@ -1,13 +1,13 @@
 /**
  * React hook of the Sync section's own repository: the settings and status as the host last answered them (read when
  * shown and taken from each action's answer), the form's remote and branch, and the actions (save, sync now) through
- * the sync routes. An action whose answer carries a failed try shows no confirmation: the status says what failed.
- * It never renders.
+ * the sync routes, busy and worded through the shared {@link useAction}. An action whose answer carries a failed try
+ * shows no confirmation: the status says what failed. It never renders.
  */
 import { useCallback, useEffect, useState } from 'react'
 import { useApi } from '../data/api.ts'
 import type { Outcome } from '../common/Outcome.tsx'
-import { describeError } from '../common/feedback.ts'
+import { useAction } from '../common/use-action.ts'
 import { useT } from '../copy/locales.ts'
 import { DEFAULT_BRANCH, type SyncReply } from '../../shared/sync.ts'
 
@@ -34,8 +34,7 @@ export function useSyncSettings(): SyncSettingsState {
   const [reply, setReply] = useState<SyncReply | null>(null)
   const [remote, setRemote] = useState('')
   const [branch, setBranch] = useState(DEFAULT_BRANCH)
-  const [busy, setBusy] = useState(false)
-  const [outcome, setOutcome] = useState<Outcome | null>(null)
+  const { busy, outcome, run, fail } = useAction()
 
   const take = useCallback((r: SyncReply) => {
     setReply(r)
@@ -43,22 +42,15 @@ export function useSyncSettings(): SyncSettingsState {
     setBranch(r.settings?.branch ?? DEFAULT_BRANCH)
   }, [])
   useEffect(() => {
-    client.sync().then(take, (e: unknown) => setOutcome({ kind: 'error', text: describeError(t, e) }))
-  }, [client, take, t])
+    client.sync().then(take, fail)
+  }, [client, take, fail])
 
-  const act = async (job: () => Promise<SyncReply>, done: string) => {
-    setBusy(true)
-    setOutcome(null)
-    try {
+  const act = (job: () => Promise<SyncReply>, done: string): Promise<void> =>
+    run(async () => {
       const r = await job()
       take(r)
-      setOutcome(r.status.error === undefined ? { kind: 'ok', text: done } : null)
-    } catch (e) {
-      setOutcome({ kind: 'error', text: describeError(t, e) })
-    } finally {
-      setBusy(false)
-    }
-  }
+      return r.status.error === undefined ? done : ''
+    })
 
   return {
     reply,

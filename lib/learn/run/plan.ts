@@ -9,7 +9,7 @@
  * between two: a plan of a whole export is seconds of work).
  */
 import { EXTRACTION_SYSTEM, extractionRequest, type KnownFact } from '../../memory/job.ts'
-import { approxTokens } from '../../shared/tokens.ts'
+import { approxTokens } from '../../prompt/tokens.ts'
 import type { LearnConversation } from '../conversation.ts'
 import { Slices } from '../slices.ts'
 

@@ -220,13 +220,12 @@ export class RowReader {
    */
   lazyItems(owner: string, d: StoredValues): MemoryItem[] {
     const what = `the memory items of "${owner}"`
-    // The state is frozen: a lazy (read-only) list stands for the array the type names.
     return lazyList({
       load: () => this.#live(what, (rows) => rows.items(owner, d).get(owner) ?? []),
       tally: () => this.#live(what, (rows) => rows.#tally(owner)),
       core: (want) => this.#live(what, (rows) => rows.#core(owner, want, d)),
       byIds: (ids) => this.#live(what, (rows) => rows.#byIds(owner, ids, d)),
-    }) as MemoryItem[]
+    })
   }
 
   /**
@@ -435,10 +434,10 @@ export class RowReader {
       lists.set(
         key,
         lazy
-          ? (lazyList({
+          ? lazyList({
               load: () => this.#live(`the memory history "${key}"`, (rows) => rows.#historyList(key, d)),
               lastId: () => this.#live(`the memory history "${key}"`, (rows) => rows.#lastEntryId(key)),
-            }) as MemoryWrite[])
+            })
           : this.#historyList(key, d),
       )
     }

@@ -3,7 +3,8 @@
  * lib/shared/commands.ts). A type-level
  * spec: the typecheck gate (`tsc -p tsconfig.json`, which includes test/) compiles it, and every `@ts-expect-error`
  * below fails that gate the day the line under it compiles — a misspelt op or field, a field of the wrong type, a
- * missing one, an op only the host sends, a reply field no op answers. Nothing here runs.
+ * missing one, an op only the host sends or one the page reads with a GET, a reply field no op answers. Nothing here
+ * runs.
  */
 import { expectTypeOf } from 'vitest'
 import type { ApiClient } from '../../../lib/client/data/api.ts'
@@ -11,6 +12,7 @@ import type { BrowserOp, HostOnlyOp, ReplyOf } from '../../../lib/shared/command
 import type { FileResult } from '../../../lib/shared/import-report.ts'
 import type { MemoryHistoryEntry } from '../../../lib/shared/memory-target.ts'
 import type { ProfileHead, WireSession } from '../../../lib/shared/wire-state.ts'
+import type { UserReply } from '../../../lib/shared/wire-replies.ts'
 import type { MemoryItem } from '../../../lib/state/model.ts'
 
 /** No op is both the host's alone and the browser's. */
@@ -52,13 +54,21 @@ export async function hostOnly(client: ApiClient): Promise<void> {
   await client.command('memory.compress', { profileId: 'a', memory: { summary: '' } })
 }
 
+/** What the page reads with a GET is no command of the browser's: a read never waits behind a save. */
+export async function reads(client: ApiClient): Promise<void> {
+  // @ts-expect-error the history is read with GET /__ap/memory/history
+  await client.command('memory.history', { target: { profileId: 'a' } })
+  expectTypeOf(await client.history({ layer: 'profile', owner: 'a' })).toEqualTypeOf<MemoryHistoryEntry[]>()
+}
+
 /** Each op answers its own fields, and only those. */
 export async function replies(client: ApiClient): Promise<void> {
-  const history = await client.command('memory.history', { target: { profileId: 'a' } })
-  expectTypeOf(history.entries).toEqualTypeOf<MemoryHistoryEntry[]>()
-  expectTypeOf(history.session).toEqualTypeOf<WireSession | undefined>()
+  const removed = await client.command('memory.remove', { target: { profileId: 'a' }, itemId: 'm1' })
+  expectTypeOf(removed.session).toEqualTypeOf<WireSession | undefined>()
+  // Any command that changed the user layer answers with it (About you's list reads it from the reply).
+  expectTypeOf(removed.user).toEqualTypeOf<UserReply | undefined>()
   // @ts-expect-error a misspelt reply field
-  void history.entires
+  void removed.sesion
 
   const created = await client.command('profile.create', { profile: { name: 'B' } })
   expectTypeOf(created.profile).toEqualTypeOf<ProfileHead>()

@@ -1,7 +1,8 @@
 /**
  * What the page's own save costs on the wire: one request. The reply to `profile.update` carries the state, the meta
  * (with the revision) and the profile as saved, so the editor shows the saved version without reading it again, and
- * the push channel's event for that save (a revision the page already holds) fetches nothing.
+ * the push channel's event for that save (a revision the page already holds) fetches nothing. About you's save takes
+ * the user layer from its reply too (its list reads its window of facts again, as after any change of the layer).
  */
 import { act } from 'react'
 import { afterEach, describe, expect, it, vi } from 'vitest'
@@ -15,6 +16,7 @@ import {
   cleanup,
   click,
   field,
+  memoryItem,
   meta,
   profile,
   profileAnswer,
@@ -22,6 +24,7 @@ import {
   settle,
   state,
   stubFetch,
+  tab,
   type,
   wireOf,
 } from '../../support/dom.tsx'
@@ -54,6 +57,39 @@ describe("the page's own save", () => {
     expect(host.calls.slice(before).map((c) => `${c.method} ${c.path}`)).toEqual(['POST /__ap/command'])
     expect(field('行为准则', container).value).toBe('不编造引用')
     expect(button('保存', container).disabled).toBe(true)
+  })
+
+  it("in About you, takes the layer from the reply: only the list's own window is read again", async () => {
+    const host = opsHost({
+      ...state([profile({ id: 'a', name: '通用助手' })]),
+      user: { items: [memoryItem('u1', '用户叫小王')] },
+    })
+    const { container } = await render(
+      <ApiContext.Provider value={createApiClient()}>
+        <SettingsPage />
+      </ApiContext.Provider>,
+    )
+    await settle(5)
+    await click(tab('关于你', container))
+    await settle(5)
+    await type(field('写下一条要长期记住的事实', container), '用户住在上海')
+    await click(button('添加', container))
+    // The model saves a fact as the save arrives: only a layer read after the save can show it.
+    host.state = {
+      ...host.state,
+      user: { items: [...host.state.user!.items, memoryItem('u9', '用户在学日语', { source: 'tool' })] },
+    }
+    const before = host.calls.length
+    await click(button('保存', container.querySelector('.ap-about-you')!))
+    await settle(5)
+    // The layer (its items for the suggestions, its share of the budget) comes with the reply; the list of up to
+    // 1,000 facts reads its first window from the search route, as it does whenever the layer changes.
+    expect(host.calls.slice(before).map((c) => `${c.method} ${c.path}`)).toEqual([
+      'POST /__ap/command',
+      'GET /__ap/memory/search?layer=user&offset=0&limit=100',
+    ])
+    const shown = [...container.querySelectorAll<HTMLElement>('.ap-about-you .ap-memory-item .ap-memory-text')]
+    expect(shown.map((el) => el.textContent)).toEqual(['用户住在上海', '用户在学日语', '用户叫小王'])
   })
 
   it('costs nothing more when the push channel tells of it: the page holds that revision already', async () => {

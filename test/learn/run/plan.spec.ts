@@ -11,7 +11,7 @@ import { parseExport } from '../../../lib/learn/export-read.ts'
 import { selectConversations, type LearnFilter } from '../../../lib/learn/select.ts'
 import { holdConversations } from '../../../lib/learn/export-parts.ts'
 import { ANSWER_TOKENS, ASSISTANT_CONTEXT_CHARS, materialParts, planLearning } from '../../../lib/learn/run/plan.ts'
-import { approxTokens } from '../../../lib/shared/tokens.ts'
+import { approxTokens } from '../../../lib/prompt/tokens.ts'
 import { chatGptExport, claudeExport } from '../../support/learn-exports.ts'
 
 const LIMIT = DEFAULT_CONFIG.memory.excerptChars

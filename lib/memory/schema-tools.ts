@@ -6,7 +6,7 @@
  */
 import * as z from 'zod'
 import { LIMITS, MEMORY_LAYERS } from '../state/model.ts'
-import { SEARCH_QUERY_CHARS } from './wire-replies.ts'
+import { SEARCH_QUERY_CHARS } from '../shared/wire-replies.ts'
 
 /** Facts one `memory_save` call may save. */
 export const FACTS_PER_CALL = 5

@@ -2,7 +2,7 @@
  * A profile's head (see {@link ProfileHead}): the part of it every state reply carries. One function for the host's
  * wire and for anything else that must show a profile the way the state does.
  */
-import type { ProfileHead } from './wire-state.ts'
+import type { ProfileHead } from '../shared/wire-state.ts'
 import type { Profile } from '../state/model.ts'
 import { itemTally } from '../state/lazy-list.ts'
 

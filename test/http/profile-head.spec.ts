@@ -1,7 +1,7 @@
 // A profile head carries the model the profile brings, its id cut so that 200 heads stay within the state reply's
 // budget; a profile without a model has no such key.
 import { describe, expect, it } from 'vitest'
-import { HEAD_MODEL_CHARS, profileHead } from '../../lib/shared/profile-head.ts'
+import { HEAD_MODEL_CHARS, profileHead } from '../../lib/http/profile-head.ts'
 import type { Profile } from '../../lib/state/model.ts'
 
 const profile = (): Profile => ({

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { KeyedQueue } from '../../lib/shared/keyed-queue.ts'
+import { KeyedQueue } from '../../lib/runtime/keyed-queue.ts'
 
 /** A job that records its start and end, and ends when `release` is called (or fails when `fail` is). */
 function gate(log: string[], name: string) {
