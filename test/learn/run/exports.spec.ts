@@ -13,7 +13,7 @@ import { LearnExports } from '../../../lib/learn/run/exports.ts'
 import { ANSWER_TOKENS, materialParts } from '../../../lib/learn/run/plan.ts'
 import { SLICE_CHARS } from '../../../lib/learn/slices.ts'
 import { factoryState } from '../../../lib/state/defaults.ts'
-import { approxTokens } from '../../../lib/shared/tokens.ts'
+import { approxTokens } from '../../../lib/prompt/tokens.ts'
 
 const LIMIT = DEFAULT_CONFIG.memory.excerptChars
 const DAY = 86_400_000
