@@ -18,7 +18,7 @@ import type { OpContext } from '../commands/kit.ts'
 import { READ_FILES } from '../shared/files.ts'
 import { LIMITS } from '../state/model.ts'
 import { errorText } from '../shared/errors.ts'
-import { note } from '../shared/import-notes.ts'
+import { note, type ImportNote } from '../shared/import-notes.ts'
 import { readExport, type ExportRead } from '../learn/export-read.ts'
 import {
   HeldConversations,
@@ -30,7 +30,7 @@ import {
 import { EXPORT_LIMITS } from '../learn/conversation.ts'
 import { entryScript } from '../runtime/entry-script.ts'
 import { StoreError } from '../shared/errors.ts'
-import { cpuLimit, wallLimit, type JobLimit } from './job-limit.ts'
+import { cpuLimit, wallLimit, type JobLimit, type Overrun } from './job-limit.ts'
 
 /** A job for the worker: a body to parse as JSON, one file argument to read, or another assistant's data export. */
 export type WorkerJob =
@@ -193,7 +193,7 @@ export class ImportPool {
     const answers = await Promise.all(
       files.map((file, index) => this.#run({ id: this.#nextId++, kind: 'file', file, index }, [])),
     )
-    return answers.map((a, i) => (a.kind === 'file' ? a.read : cutShort(files[i], i, 'unreadable')))
+    return answers.map((a, i) => (a.kind === 'file' ? a.read : cutShort(files[i], i, note('unreadable'))))
   }
 
   /**
@@ -217,12 +217,12 @@ export class ImportPool {
   async close(): Promise<void> {
     this.#closed = true
     clearTimeout(this.#idle)
-    for (const p of this.#queue.splice(0)) p.settle(this.#failed(p.job, 'closed'))
+    for (const p of this.#queue.splice(0)) p.settle(failed(p.job, 'closed'))
     const running = this.#running
     if (running !== undefined) {
       running.timer.stop()
       this.#running = undefined
-      running.pending.settle(this.#failed(running.pending.job, 'closed'))
+      running.pending.settle(failed(running.pending.job, 'closed'))
     }
     const worker = this.#worker
     this.#worker = undefined
@@ -232,7 +232,7 @@ export class ImportPool {
   #run(job: WorkerJob, transfer: ArrayBuffer[], held?: HeldConversations): Promise<WorkerAnswer> {
     return new Promise((resolve) => {
       const pending = { job, transfer, settle: resolve, ...(held === undefined ? {} : { held }) }
-      if (this.#closed) return resolve(this.#failed(job, 'closed'))
+      if (this.#closed) return resolve(failed(job, 'closed'))
       this.#queue.push(pending)
       this.#next()
     })
@@ -249,7 +249,7 @@ export class ImportPool {
     // A thread still loading gets its start on top, in wall time (no job runs yet); READY starts the job's own limit.
     this.#running = {
       pending,
-      timer: this.#ready ? this.#timer(worker, limit) : wallLimit(START_LIMIT_MS + limit, () => this.#lost('slow')),
+      timer: this.#ready ? this.#timer(worker, limit) : wallLimit(START_LIMIT_MS + limit, (o) => this.#lost(o)),
       reads: [],
     }
     worker.ref()
@@ -271,7 +271,7 @@ export class ImportPool {
 
   /** The time limit of what `worker` does next: a job, or the next file of a body. */
   #timer(worker: Worker, limit = this.#timeLimit): JobLimit {
-    return cpuLimit(worker, limit, () => this.#lost('slow'))
+    return cpuLimit(worker, limit, (o) => this.#lost(o))
   }
 
   #start(): Worker {
@@ -345,8 +345,11 @@ export class ImportPool {
       p.settle(here(p.job))
   }
 
-  /** The worker is gone or must go (a job ran too long, ran out of memory, or the thread died): fail its job, go on. */
-  #lost(why: 'slow' | 'memory' | 'crashed', error?: Error): void {
+  /**
+   * The worker is gone or must go (a job went past its time limit, ran out of memory, or the thread died): fail its
+   * job, go on.
+   */
+  #lost(why: Overrun | 'memory' | 'crashed', error?: Error): void {
     const worker = this.#worker
     this.#worker = undefined
     if (worker !== undefined) void worker.terminate()
@@ -360,53 +363,54 @@ export class ImportPool {
         )
       running.pending.settle(
         running.head === undefined
-          ? this.#failed(running.pending.job, why)
-          : this.#cutBody(running.pending.job.id, running.head, running.reads, why),
+          ? failed(running.pending.job, why)
+          : cutBody(running.pending.job.id, running.head, running.reads, why),
       )
     }
     this.#next()
   }
+}
 
-  /**
-   * A body whose files the worker stopped in: the files read stand, the one it stopped at is failed by why, and the
-   * ones after it are named as not reached (the user imports them again).
-   */
-  #cutBody(
-    id: number,
-    head: Record<string, unknown>,
-    reads: FileRead[],
-    why: 'slow' | 'memory' | 'crashed',
-  ): WorkerAnswer {
-    const files = head.files as unknown[]
-    if (reads.length >= files.length) return { id, kind: 'json', ok: true, value: head, reads }
-    const stopped = (
-      this.#failed({ id, kind: 'file', file: files[reads.length], index: reads.length }, why) as { read: FileRead }
-    ).read
-    const rest = files.slice(reads.length + 1).map((f, i) => cutShort(f, reads.length + 1 + i, 'notReached'))
-    return { id, kind: 'json', ok: true, value: head, reads: [...reads, stopped, ...rest] }
-  }
+/** Why the worker could not finish a job: past a time limit, out of memory, its thread died, or the pool closed. */
+type Unfinished = Overrun | 'memory' | 'crashed' | 'closed'
 
-  /** The outcome of a job the worker could not finish. */
-  #failed(job: WorkerJob, why: 'slow' | 'memory' | 'crashed' | 'closed'): WorkerAnswer {
-    const key = why === 'slow' ? 'tooSlow' : why === 'memory' ? 'tooBig' : 'unreadable'
-    const seconds = Math.round(this.#limitOf(job) / 100) / 10
-    if (job.kind === 'export')
-      return {
-        id: job.id,
-        kind: 'export',
-        read: { ok: false, error: { ...note(key, key === 'tooSlow' ? { seconds } : {}), field: 'file' } },
-      }
-    if (job.kind === 'json') {
-      const message =
-        why === 'slow'
-          ? `the body took over ${seconds} s to parse`
-          : why === 'memory'
-            ? 'the body needs more memory to parse than a request may use'
-            : 'the body could not be parsed'
-      return { id: job.id, kind: 'json', ok: false, message }
-    }
-    return { id: job.id, kind: 'file', read: cutShort(job.file, job.index, key, seconds) }
-  }
+/**
+ * The refusal a file or an export gets for why: a limit of processor time says so (the time a slow machine gives
+ * other processes is not the file's), a limit of wall time says the read did not finish within it.
+ */
+function refusal(why: Unfinished): ImportNote {
+  if (why === 'memory') return note('tooBig')
+  if (typeof why === 'string') return note('unreadable')
+  return note(why.clock === 'cpu' ? 'tooSlow' : 'notFinished', { seconds: Math.round(why.ms / 100) / 10 })
+}
+
+/**
+ * A body whose files the worker stopped in: the files read stand, the one it stopped at is failed by why, and the
+ * ones after it are named as not reached (the user imports them again).
+ */
+function cutBody(id: number, head: Record<string, unknown>, reads: FileRead[], why: Unfinished): WorkerAnswer {
+  const files = head.files as unknown[]
+  if (reads.length >= files.length) return { id, kind: 'json', ok: true, value: head, reads }
+  const stopped = cutShort(files[reads.length], reads.length, refusal(why))
+  const rest = files.slice(reads.length + 1).map((f, i) => cutShort(f, reads.length + 1 + i, note('notReached')))
+  return { id, kind: 'json', ok: true, value: head, reads: [...reads, stopped, ...rest] }
+}
+
+/** The outcome of a job the worker could not finish. */
+function failed(job: WorkerJob, why: Unfinished): WorkerAnswer {
+  if (job.kind === 'export')
+    return { id: job.id, kind: 'export', read: { ok: false, error: { ...refusal(why), field: 'file' } } }
+  if (job.kind === 'file') return { id: job.id, kind: 'file', read: cutShort(job.file, job.index, refusal(why)) }
+  const seconds = typeof why === 'string' ? 0 : Math.round(why.ms / 100) / 10
+  const message =
+    why === 'memory'
+      ? 'the body needs more memory to parse than a request may use'
+      : typeof why === 'string'
+        ? 'the body could not be parsed'
+        : why.clock === 'cpu'
+          ? `parsing the body used over ${seconds} s of processor time`
+          : `the body was not parsed within ${seconds} s`
+  return { id: job.id, kind: 'json', ok: false, message }
 }
 
 /**
@@ -485,17 +489,12 @@ function packOwn(file: unknown, read: FileRead): FileRead {
   return typeof file === 'object' && file !== null && (file as { own?: unknown }).own === true ? packRead(read) : read
 }
 
-/** A file the worker could not finish reading, as its outcome. */
-function cutShort(
-  file: unknown,
-  index: number,
-  key: 'tooSlow' | 'tooBig' | 'unreadable' | 'notReached',
-  seconds = 0,
-): FileRead {
+/** A file the worker could not finish reading (or did not reach), as its outcome. */
+function cutShort(file: unknown, index: number, why: ImportNote): FileRead {
   const o = typeof file === 'object' && file !== null ? (file as Record<string, unknown>) : {}
   const name = typeof o.name === 'string' ? o.name : `files[${index}]`
   const format = o.format === 'markdown' || o.format === 'envelope' ? o.format : 'card'
-  return { name, format, warnings: [], error: { ...note(key, key === 'tooSlow' ? { seconds } : {}), field: 'file' } }
+  return { name, format, warnings: [], error: { ...why, field: 'file' } }
 }
 
 /** A job done on this thread: the worker's own work (import-worker.ts), and the fallback when no worker can start. */

@@ -29,6 +29,17 @@ export interface TimedThread {
   cpuUsage?: (prev?: NodeJS.CpuUsage) => Promise<NodeJS.CpuUsage>
 }
 
+/**
+ * Which limit a job went past, for the words of its refusal: `cpu`, the processor time its thread spent (a parse that
+ * runs away), or `wall`, the time that passed (a thread held without working, or a Node that cannot read a thread's
+ * time); `ms` is that limit. The two say different things to the user: a file that costs too much, and a read that
+ * did not finish in time.
+ */
+export interface Overrun {
+  clock: 'cpu' | 'wall'
+  ms: number
+}
+
 /** A running limit: stopped when its job (or the file of a body it counts) ends. */
 export interface JobLimit {
   stop(): void
@@ -46,21 +57,21 @@ async function cpuMs(thread: TimedThread): Promise<number | undefined> {
 }
 
 /** Call `over` once `ms` of wall time have passed, unless stopped before. */
-export function wallLimit(ms: number, over: () => void): JobLimit {
-  const timer = setTimeout(over, ms)
+export function wallLimit(ms: number, over: (overrun: Overrun) => void): JobLimit {
+  const timer = setTimeout(() => over({ clock: 'wall', ms }), ms)
   return { stop: () => clearTimeout(timer) }
 }
 
 /**
  * Call `over` once `thread` has spent `limitMs` of processor time from now, or `limitMs` × {@link WALL_FACTOR} of wall
- * time have passed, whichever comes first; unless stopped before. Where this Node cannot read a thread's time, the
- * limit is `limitMs` of wall time, as it was before it could.
+ * time have passed, whichever comes first, saying which; unless stopped before. Where this Node cannot read a thread's
+ * time, the limit is `limitMs` of wall time, as it was before it could.
  *
  * The thread's time is read when the limit could first be reached (a thread spends at most the wall time that passes)
  * and then again when what is left of it could be: so a thread that keeps its core is stopped at the limit as
  * before, and one that waits is read a few times and left to go on.
  */
-export function cpuLimit(thread: TimedThread, limitMs: number, over: () => void): JobLimit {
+export function cpuLimit(thread: TimedThread, limitMs: number, over: (overrun: Overrun) => void): JobLimit {
   if (typeof thread.cpuUsage !== 'function') return wallLimit(limitMs, over)
   let stopped = false
   let timer: NodeJS.Timeout | undefined
@@ -69,10 +80,10 @@ export function cpuLimit(thread: TimedThread, limitMs: number, over: () => void)
     clearTimeout(timer)
     backstop.stop()
   }
-  const end = () => {
+  const end = (overrun: Overrun) => {
     if (stopped) return
     stop()
-    over()
+    over(overrun)
   }
   const backstop = wallLimit(limitMs * WALL_FACTOR, end)
   const start = cpuMs(thread)
@@ -80,7 +91,7 @@ export function cpuLimit(thread: TimedThread, limitMs: number, over: () => void)
     const [from, now] = await Promise.all([start, cpuMs(thread)])
     if (stopped || from === undefined || now === undefined) return
     const left = limitMs - (now - from)
-    if (left <= 0) return end()
+    if (left <= 0) return end({ clock: 'cpu', ms: limitMs })
     timer = setTimeout(() => void check(), Math.max(left, MIN_CHECK_MS))
   }
   timer = setTimeout(() => void check(), limitMs)

@@ -98,6 +98,7 @@ export const IMPORT_NOTE_KEYS = [
   'unreadable',
   'notStorable',
   'tooSlow',
+  'notFinished',
   'tooBig',
   'notReached',
   // Refusals of a data export another assistant mailed (lib/learn/export-read.ts).

@@ -1,7 +1,8 @@
 /**
  * The import worker (lib/http/import-pool.ts) with its real thread: files read there come back exactly as read here;
  * a large body parses there; a file whose parse runs away is stopped at the time limit (of the time the thread spends:
- * a thread held without working, as on a loaded machine, is not) and reported as too slow, one
+ * a thread held without working, as on a loaded machine, is not) and reported as using too much processor time (a
+ * thread held for good: as not finished in the wall-clock time behind it), one
  * that eats memory ends its thread (not the host) and is reported as too big, and in both cases the next file is read
  * by a fresh thread; jobs run one at a time in order; without its script the pool reads on the calling thread. An
  * export's conversations come back as text in parts (never as one message of objects the host decodes at once), and
@@ -18,6 +19,9 @@ import { readFile, type FileRead } from '../../lib/commands/file-read.ts'
 import { READ_FILES } from '../../lib/shared/files.ts'
 import { binaryFile, brokenChunksPng, textFile } from '../support/hostile-files.ts'
 import { pngCard, richV2 } from '../support/card-fixtures.ts'
+import { importNoteText } from '../../lib/client/settings/import-report.ts'
+import { translate, type ApKey, type Params } from '../../lib/client/copy/locales.ts'
+import type { ImportNote } from '../../lib/shared/import-notes.ts'
 
 const pools: ImportPool[] = []
 afterEach(async () => {
@@ -43,6 +47,9 @@ const parsedBack = async (read: HeldRead) => {
   for await (const c of held.parsed(Array.from({ length: held.length }, (_, i) => i))) list.push(c)
   return list
 }
+/** A refusal as the settings page words it, in Chinese and in English. */
+const worded = (error: ImportNote | undefined) =>
+  (['zh', 'en'] as const).map((lang) => importNoteText((k: ApKey, p?: Params) => translate(lang, k, p), error!))
 /** A read with the ids and times the reading thread gave its new profiles and memory items taken out. */
 const plain = (reads: unknown): unknown =>
   JSON.parse(
@@ -162,6 +169,12 @@ describe('the import worker', () => {
     const p = pool({ script: faulty, timeLimitMs: 500 })
     const [looped, after] = await p.readFiles([textFile('loop.md', 'x'), good])
     expect(looped!.error).toEqual({ key: 'tooSlow', params: { seconds: 0.5 }, field: 'file' })
+    // The limit is the thread's processor time, and the refusal says so: on a loaded machine the file may have taken
+    // far longer than 0.5 s by the clock, and would still be read were it not running away.
+    expect(worded(looped!.error)).toEqual([
+      '读这个文件用掉了超过 0.5 秒的处理器时间，已停止，没有导入',
+      'Reading this file used over 0.5 s of processor time and was stopped; it was not imported',
+    ])
     expect(plain(after)).toEqual(plain(readFile(good, 1, ctx)))
   })
 
@@ -178,7 +191,12 @@ describe('the import worker', () => {
   it('still ends a thread held for good, at the wall-clock limit behind the time limit, and reads on', async () => {
     const p = pool({ script: waits, timeLimitMs: 300 })
     const [stuck, after] = await p.readFiles([textFile('stuck.md', 'x'), good])
-    expect(stuck!.error).toEqual({ key: 'tooSlow', params: { seconds: 0.3 }, field: 'file' })
+    // It spent no processor time, so it is not said to: it did not finish within the wall-clock limit (6 × 0.3 s).
+    expect(stuck!.error).toEqual({ key: 'notFinished', params: { seconds: 1.8 }, field: 'file' })
+    expect(worded(stuck!.error)).toEqual([
+      '读这个文件 1.8 秒内没有读完，已停止，没有导入',
+      'Reading this file did not finish within 1.8 s and was stopped; it was not imported',
+    ])
     expect(plain(after)).toEqual(plain(readFile(good, 1, ctx)))
   })
 

@@ -303,7 +303,8 @@ export const files = {
   'import.unreadable': 'The file could not be read; it was not imported',
   'import.notStorable':
     'The profile in the file breaks a rule of what can be stored; it was not imported. Fix it where it came from and export it again',
-  'import.tooSlow': 'Reading this file took over {seconds} s and was stopped; it was not imported',
+  'import.tooSlow': 'Reading this file used over {seconds} s of processor time and was stopped; it was not imported',
+  'import.notFinished': 'Reading this file did not finish within {seconds} s and was stopped; it was not imported',
   'import.tooBig': 'Reading this file needs more memory than an import may use; it was not imported',
   'import.notReached':
     'The import stopped at an earlier file before reading this one; it was not imported. Import it again on its own',
