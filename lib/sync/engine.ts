@@ -3,7 +3,8 @@
  * a time (a second request while one runs makes one more run after it, never two at once), and across processes on
  * the same data one at a time too (a lock file holding the owner's pid). A failure is kept as the status (the page
  * words it), retried with a growing pause up to the interval; it never throws into the host and never blocks a turn:
- * git runs in child processes, and the store's work is one command sized by the change.
+ * git runs in child processes, the store's work is one command sized by the change, and every step of a run — each
+ * git call, the reading of its answer, the host's own work between them — waits for the turns under way.
  */
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs'
 import { dirname } from 'node:path'
@@ -74,6 +75,13 @@ export class SyncEngine {
   readonly #quiet: EngineOptions['quiet']
   /** Aborted by {@link stop}: a run waiting for a turn to end gives up. */
   readonly #halt = new AbortController()
+  /**
+   * Between turns: a run's steps, overlapping a turn's prompt assembly, take the host's thread and make the store's
+   * synchronous commits of that turn wait on the disk. Each step (every git call, the reading of its answer, the
+   * store's command, the host's hashing and merging) starts only once no turn runs; turns that run long delay a run by
+   * the bound in all (turn-quiet.ts), and a stop ends the wait.
+   */
+  readonly #between = async (): Promise<void> => this.#quiet?.settled(QUIET_WAIT_MS, this.#halt.signal)
   #timer: NodeJS.Timeout | undefined
   #timerAt = Infinity
   #interval: NodeJS.Timeout | undefined
@@ -90,6 +98,8 @@ export class SyncEngine {
     this.#debounceMs = o.debounceMs ?? 5_000
     this.#intervalMs = o.intervalMs ?? 300_000
     this.#quiet = o.quiet
+    // Every git call of a run (and the reading of its answer, on this thread) waits for the turns under way.
+    o.repo.waitBetween(this.#between)
     // The clone sits in the sync folder, beside the memory kept for team profiles this machine does not show.
     this.#files = new StateFiles(keptMemoryAt(dirname(o.repo.dir)))
     this.#pending = new PendingCount(this.#files)
@@ -156,10 +166,7 @@ export class SyncEngine {
   }
 
   async #once(): Promise<void> {
-    // Between turns: a run's git writes and its store command, overlapping a turn's prompt assembly, make the
-    // store's synchronous commits of that turn wait on the disk. A run starts after the turns under way, and each
-    // step that writes waits for a turn that began meanwhile; a long turn delays a step by the bound at most.
-    const between = async () => this.#quiet?.settled(QUIET_WAIT_MS, this.#halt.signal)
+    const between = this.#between
     await between()
     if (this.#stopped) return
     this.#status.running = true
@@ -214,6 +221,7 @@ export class SyncEngine {
     const subject = await this.#repo.subjectOf(commit).catch(() => '')
     this.#status.lastPush = at
     this.#status.lastPushSubject = subject
+    await this.#between()
     await this.#lastPush.pushed({ at, commit, subject })
   }
 

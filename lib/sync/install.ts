@@ -45,7 +45,7 @@ export interface SyncPart {
 export interface SyncInstallOptions {
   debounceMs?: number
   intervalMs?: number
-  /** The turns under way, so the personal sync runs between them. */
+  /** The turns under way, so that the personal sync and the team libraries' pulls run between them. */
   quiet?: TurnQuiet
 }
 

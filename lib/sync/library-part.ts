@@ -4,8 +4,9 @@
  * time per library, and adding and removing them. Removing a library takes its profiles out of the list but keeps
  * the user's own memory of each aside (lib/sync/library-memory.ts), which comes back if the same library is added
  * again. A team profile in the list whose library this machine does not follow (an older version's personal sync
- * brought it) leaves the list the same way at start. A failure is kept as the library's status and retried on the
- * next interval; it never throws into the host.
+ * brought it) leaves the list the same way at start. A pull's git calls wait for the turns under way, as the personal
+ * sync's do. A failure is kept as the library's status and retried on the next interval; it never throws into the
+ * host.
  */
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -25,6 +26,7 @@ import { errorText } from '../shared/errors.ts'
 import { keptMemoryAt, type KeptMemory, type TeamMemory } from './library-memory.ts'
 import { problemOf } from './engine.ts'
 import { libraryId, libraryRepo, pullLibrary } from './library.ts'
+import { QUIET_WAIT_MS, type TurnQuiet } from './turn-quiet.ts'
 
 /** What the routes use of the team libraries. */
 export interface LibraryPart {
@@ -100,9 +102,21 @@ class TeamLibraries implements LibraryPart {
   readonly #running = new Map<string, Promise<void>>()
   #stopped = false
   readonly #timer: ReturnType<typeof setInterval>
+  readonly #quiet: Pick<TurnQuiet, 'settled'> | undefined
+  /** Aborted by {@link stop}: a pull waiting for a turn to end waits no longer. */
+  readonly #halt = new AbortController()
+  /** A pull's git calls (and the reading of their answers) wait for the turns under way, as the personal sync's do. */
+  readonly #between = async (): Promise<void> => this.#quiet?.settled(QUIET_WAIT_MS, this.#halt.signal)
 
-  constructor(store: ProfileStore, root: string, log: Pick<Log, 'warn'>, intervalMs: number) {
+  constructor(
+    store: ProfileStore,
+    root: string,
+    log: Pick<Log, 'warn'>,
+    intervalMs: number,
+    quiet: Pick<TurnQuiet, 'settled'> | undefined,
+  ) {
     this.#store = store
+    this.#quiet = quiet
     this.#root = root
     this.#log = log
     this.#file = join(root, 'libraries.json')
@@ -187,6 +201,7 @@ class TeamLibraries implements LibraryPart {
 
   async stop(): Promise<void> {
     this.#stopped = true
+    this.#halt.abort()
     clearInterval(this.#timer)
     await Promise.all(this.#running.values())
   }
@@ -216,6 +231,7 @@ class TeamLibraries implements LibraryPart {
   async #pullOnce(lib: LibrarySettings, s: LibraryStatus): Promise<void> {
     try {
       const repo = libraryRepo(join(this.#root, `library-${lib.id}`), lib)
+      repo.waitBetween(this.#between)
       const r = await pullLibrary(repo, this.#store, lib, this.#kept)
       s.profiles = r.profiles
       s.lastSync = Date.now()
@@ -247,7 +263,7 @@ export function installLibraries(
   store: ProfileStore,
   root: string,
   log: Pick<Log, 'warn'>,
-  options: { intervalMs?: number } = {},
+  options: { intervalMs?: number; quiet?: Pick<TurnQuiet, 'settled'> } = {},
 ): LibraryPart {
-  return new TeamLibraries(store, root, log, options.intervalMs ?? 300_000)
+  return new TeamLibraries(store, root, log, options.intervalMs ?? 300_000, options.quiet)
 }

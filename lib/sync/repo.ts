@@ -69,6 +69,8 @@ export class Repo {
   readonly #trees = new Map<string, Map<string, TreeEntry>>()
   /** The subjects of the last commits this clone object made, so the one a push sends is told without a git call. */
   readonly #subjects = new Map<string, string>()
+  /** Awaited before each git call starts and again before its answer is read (see {@link waitBetween}). */
+  #between: () => Promise<void> = async () => {}
   readonly dir: string
   readonly remote: string
   readonly branch: string
@@ -79,15 +81,29 @@ export class Repo {
     this.branch = branch
   }
 
-  #git(args: readonly string[], call: GitCall = {}) {
-    return git(this.dir, args, { ...call, localRemote: isLocalRemote(this.remote) })
+  /**
+   * From now on, each git call of this clone starts only once `wait` resolves, and its answer is read (by the caller,
+   * on this thread) only once it resolves again: the sync's engine waits there for the turns under way, so that no
+   * git call starts during a turn and a call that was running when a turn began is taken up after it.
+   */
+  waitBetween(wait: () => Promise<void>): void {
+    this.#between = wait
+  }
+
+  async #git(args: readonly string[], call: GitCall = {}) {
+    await this.#between()
+    try {
+      return await git(this.dir, args, { ...call, localRemote: isLocalRemote(this.remote) })
+    } finally {
+      await this.#between()
+    }
   }
 
   /** Create the bare clone when it is not there yet (no template: no sample hooks, no info files). */
   async ensure(): Promise<void> {
     if (existsSync(`${this.dir}/HEAD`)) return
     await mkdir(this.dir, { recursive: true, mode: 0o700 })
-    await git(this.dir, ['init', '--bare', '--quiet', '--template=', this.dir], { timeoutMs: LOCAL_MS })
+    await this.#git(['init', '--bare', '--quiet', '--template=', this.dir], { timeoutMs: LOCAL_MS })
   }
 
   /** Remove the clone (the settings changed to another remote). */
@@ -299,6 +315,8 @@ export class Repo {
     }
     const dir = await mkdtemp(`${this.dir}/sync-blobs-`)
     try {
+      // The texts are written from this thread: as a git call is, between turns.
+      await this.#between()
       const paths = texts.map((_, i) => join(dir, String(i)))
       await Promise.all(texts.map((text, i) => writeFile(paths[i]!, text, { mode: 0o600 })))
       const w = await this.#git(['hash-object', '-w', '--no-filters', '--stdin-paths'], {

@@ -246,8 +246,9 @@ async function fetchChecked(repo: Repo) {
 }
 
 /**
- * Run one sync; `between` is awaited before each step that writes (the local commit, the store's command, the push),
- * so that a turn that began meanwhile goes first. Throws GitError, RepoRefusal, SyncStop or StoreError; the clone
+ * Run one sync; `between` is awaited before each step of the host's own that no git call precedes (the local
+ * commit's hashing of the state, the store's command), so that a turn that began meanwhile goes first — the clone's
+ * git calls wait for it themselves (Repo.waitBetween). Throws GitError, RepoRefusal, SyncStop or StoreError; the clone
  * and the store stay consistent.
  */
 export async function syncOnce(
@@ -306,14 +307,12 @@ export async function syncOnce(
     const deltas = profileDeltas(profiles, byId)
     const aside = teamDeltas(team, byId, deltas)
     const u = userPair === undefined ? undefined : userDelta(userPair.before, userPair.after)
-    await between()
-    pulled = await applyPulled(store, files, revision, deltas, u, aside)
+    pulled = await applyPulled(store, files, { revision, between }, deltas, u, aside)
     await repo.setRef(HEAD_REF, target, head)
     await repo.setRef(LAST_REF, remote)
   }
   let pushed: string | undefined
   if (target !== undefined && target !== remote) {
-    await between()
     await repo.push(target)
     await repo.setRef(LAST_REF, target)
     pushed = target
@@ -368,20 +367,22 @@ function teamDeltas(
 
 /**
  * Hand what a pull took in to the store (one `sync.apply`) and to the kept team memory, under the kept memory's
- * lock so that a team library's pull never hands the same profile over meanwhile; refused as `store-changed` when
- * the store moved since the sync read it. Answers how many profiles (and About you) changed.
+ * lock so that a team library's pull never hands the same profile over meanwhile, once `at.between` resolves (no turn
+ * runs); refused as `store-changed` when the store moved since the sync read it at `at.revision`. Answers how many
+ * profiles (and About you) changed.
  */
 async function applyPulled(
   store: ProfileStore,
   files: StateFiles,
-  revision: number,
+  at: { revision: number; between: () => Promise<void> },
   deltas: Deltas,
   user: ReturnType<typeof userDelta>,
   aside: readonly TeamMemoryChange[],
 ): Promise<number> {
   if (deltas.length === 0 && user === undefined && aside.length === 0) return 0
   const apply = async () => {
-    if (store.revision !== revision) throw new SyncStop('store-changed', 'the store changed while the sync merged')
+    await at.between()
+    if (store.revision !== at.revision) throw new SyncStop('store-changed', 'the store changed while the sync merged')
     for (const t of aside) files.kept?.write(t.id, t.merged)
     if (deltas.length === 0 && user === undefined) return
     try {

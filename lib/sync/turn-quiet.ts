@@ -3,8 +3,8 @@
  * git processes write the clone (objects, refs, an index file) while the store's commits — a turn's record, a fact
  * it saves — wait synchronously on the same disk for their fsync; a run that overlaps a turn's prompt assembly makes
  * the turn wait. It follows the host's `agent/status` events (`running` until `idle`; a disposed agent is idle), and
- * a wait is bounded: a turn that runs for minutes delays a sync by at most the bound, never stops it. It only reads
- * events; it never throws into the host.
+ * a wait is bounded from the moment the turns began, not from each wait: a sync waits at every step, and turns that
+ * run for minutes delay it by the bound in all, never stop it. It only reads events; it never throws into the host.
  */
 import type { Context } from '@deepseek-ai/cordis'
 
@@ -15,12 +15,17 @@ export const QUIET_WAIT_MS = 20_000
 export class TurnQuiet {
   readonly #running = new Set<string>()
   readonly #waiters = new Set<() => void>()
+  /** When the turns under way began (the first of them; none running: unset). */
+  #since = 0
 
   /** Follow the turns of `ctx`'s agents until `ctx` is disposed (then nothing is waited for). */
   watch(ctx: Context): void {
     ctx.on('agent/status', ({ agent, status }) => {
-      if (status === 'running') this.#running.add(agent.id)
-      else this.#ended(agent.id)
+      if (status !== 'running') this.#ended(agent.id)
+      else {
+        if (this.#running.size === 0) this.#since = Date.now()
+        this.#running.add(agent.id)
+      }
     })
     ctx.on('agent/disposed', ({ agent }) => this.#ended(agent.id))
     ctx.effect(() => () => {
@@ -29,9 +34,13 @@ export class TurnQuiet {
     })
   }
 
-  /** Resolves once no turn runs, after `maxMs` whatever runs, or when `signal` aborts (the sync stops). */
+  /**
+   * Resolves once no turn runs, once the turns under way began `maxMs` ago whatever runs, or when `signal` aborts (the
+   * sync stops).
+   */
   async settled(maxMs = QUIET_WAIT_MS, signal?: AbortSignal): Promise<void> {
-    if (this.#running.size === 0 || signal?.aborted === true) return
+    const left = this.#since + maxMs - Date.now()
+    if (this.#running.size === 0 || left <= 0 || signal?.aborted === true) return
     await new Promise<void>((resolve) => {
       const done = () => {
         clearTimeout(timer)
@@ -39,7 +48,7 @@ export class TurnQuiet {
         this.#waiters.delete(done)
         resolve()
       }
-      const timer = setTimeout(done, maxMs)
+      const timer = setTimeout(done, left)
       timer.unref()
       signal?.addEventListener('abort', done)
       this.#waiters.add(done)
