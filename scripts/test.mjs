@@ -85,7 +85,14 @@ let summary = 'Tests: 0 passed, 1 failed'
 try {
   const r = JSON.parse(readFileSync(report, 'utf8'))
   const skipped = (r.numPendingTests ?? 0) + (r.numTodoTests ?? 0)
-  summary = `Tests: ${r.numPassedTests} passed, ${r.numFailedTests} failed${skipped ? `, ${skipped} skipped` : ''}`
+  // A spec file that fails before any of its tests runs (an import that throws) has no failed test to count: it
+  // counts as one failure, so the line never reads "0 failed" over a red run.
+  /** @type {Array<{ status: string, assertionResults: Array<{ status: string }> }>} */
+  const files = r.testResults
+  const unloaded = files.filter(
+    (f) => f.status === 'failed' && !f.assertionResults.some((t) => t.status === 'failed'),
+  ).length
+  summary = `Tests: ${r.numPassedTests} passed, ${r.numFailedTests + unloaded} failed${skipped ? `, ${skipped} skipped` : ''}`
 } catch {
   /* vitest died before writing a report: counted as a failure above */
 }
