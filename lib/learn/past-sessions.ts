@@ -5,6 +5,7 @@
  * Subagent sessions, sessions that write no memory and sessions a run learned already are skipped; one workspace's
  * sessions may be chosen. It never parses the host's files itself and never writes anything.
  */
+import { setImmediate as nextTurn } from 'node:timers/promises'
 import type { Message } from '@deepseek-ai/dsh-llm'
 import type { SessionEvent, SessionHeader } from '@deepseek-ai/dsh-session'
 import { EXPORT_LIMITS, type LearnConversation, type LearnMessage } from './conversation.ts'
@@ -71,7 +72,7 @@ export async function pastConversations(
   for (const [i, { header: h }] of records.entries()) {
     // Whether a session writes no memory is a read of the store's record of its turns: thousands of them are read in
     // steps, the event loop free between two (every page and conversation waits while it is held).
-    if (i > 0 && i % CHECK_STEP === 0) await new Promise<void>((resolve) => setImmediate(resolve))
+    if (i > 0 && i % CHECK_STEP === 0) await nextTurn()
     if (h.origin === 'subagent' || (h.delegationDepth ?? 0) > 0) continue
     if (!pick.learned.has(h.id) && !pick.writesNoMemory(h.id)) open.push(h)
   }

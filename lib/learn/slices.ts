@@ -6,12 +6,10 @@
  * work always cuts into the same slices: the work one character costs varies little, and a slice of this many is a
  * few milliseconds on an idle machine, far under what a page may wait on a loaded one.
  */
+import { setImmediate as nextTurn } from 'node:timers/promises'
 
 /** Characters handled in one slice at most (a single conversation larger than that is a slice alone). */
 export const SLICE_CHARS = 200_000
-
-/** The loop's next turn: timers and I/O that came due run first. */
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve))
 
 /** One piece of long work, counted in characters, handing the loop back whenever a slice is spent. */
 export class Slices {

@@ -9,6 +9,7 @@
  * every write. The backup files themselves are db/backups.ts's. The store takes the copy a restore makes first with
  * the same {@link takeBackup}.
  */
+import { setImmediate as nextTurn } from 'node:timers/promises'
 import { dayOf, hasBackup, makeBackup, pruneBackups } from './db/backups.ts'
 import type { Database } from './db/database.ts'
 import type { Layout } from './db/layout.ts'
@@ -69,7 +70,7 @@ export class DailyBackup {
 
   /** Take backup `day`, then prune; a failure is reported, never thrown. */
   async #take(day: string): Promise<void> {
-    await new Promise((resolve) => setImmediate(resolve))
+    await nextTurn()
     try {
       const db = this.#options.database()
       if (db === undefined || db.readOnly !== undefined) return

@@ -23,6 +23,7 @@
  * finds it under the same id with other content and asks, and "replace" completes it. A write that fails (a full
  * disk) stops the import there, with the report of what was written and why it stopped.
  */
+import { setImmediate as nextTurn } from 'node:timers/promises'
 import { performance } from 'node:perf_hooks'
 import { DURABLE_LATER, makeDurable } from './db/durable-later.ts'
 import { KeptThread } from './db/store-thread.ts'
@@ -56,9 +57,6 @@ export interface OwnImportJob {
   read: FileRead
   choice: MergeChoice
 }
-
-/** Let whatever waits on the event loop (a turn, a page's request, the user's own command) go first. */
-const pause = () => new Promise<void>((resolve) => setImmediate(resolve))
 
 /** The first run of `items` from `from` that fits one batch of at most `count` items (at least one item). */
 function batchEnd(items: readonly MemoryItem[], from: number, count: number): number {
@@ -231,13 +229,13 @@ export class OwnImports {
     } finally {
       filled()
     }
-    await pause()
+    await nextTurn()
   }
 
   /** The items of profile `id` from `from` on, appended in batches. */
   async #rest(id: string, items: readonly MemoryItem[], from: number, report: FileResult): Promise<void> {
     while (from < items.length) {
-      await pause()
+      await nextTurn()
       if (this.#closed) throw new StoreError('io', 'the profile store closed before the import was done')
       const end = batchEnd(items, from, this.#size.next())
       if (!(await this.#timed(end - from, () => this.#append(id, items.slice(from, end), end === items.length))))
