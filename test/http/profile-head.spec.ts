@@ -3,21 +3,9 @@
 import { describe, expect, it } from 'vitest'
 import { HEAD_MODEL_CHARS, profileHead } from '../../lib/http/profile-head.ts'
 import type { Profile } from '../../lib/state/model.ts'
+import { blankContent } from '../../lib/state/defaults.ts'
 
-const profile = (): Profile => ({
-  id: 'p',
-  name: '审阅',
-  emoji: '🔍',
-  avatar: '',
-  role: '',
-  personality: '',
-  speakingStyle: '',
-  rules: '',
-  memoryEnabled: true,
-  memory: { summary: '', items: [] },
-  createdAt: 1,
-  updatedAt: 2,
-})
+const profile = (): Profile => ({ ...blankContent(), id: 'p', name: '审阅', emoji: '🔍', createdAt: 1, updatedAt: 2 })
 
 describe('profileHead', () => {
   it('carries a short model id whole, a long one cut with "…", and no key without a model', () => {

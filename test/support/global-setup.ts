@@ -3,7 +3,7 @@
  * exactly as `npm start` would, then bundles the processes the specs start beside themselves (./children.ts). Kept
  * here, not in children.ts, because the jsdom specs import children.ts's helpers and esbuild refuses to load in jsdom.
  */
-import { copyFileSync, mkdirSync } from 'node:fs'
+import { copyFileSync, mkdirSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import * as esbuild from 'esbuild'
@@ -13,17 +13,15 @@ import { CHILDREN, childrenDir } from './children.ts'
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
 
-/**
- * The thread and helper scripts a bundled child starts: a bundle looks for them beside itself (as dist/index.js
- * does), so they are copied from the dist/ just built.
- */
-const BESIDE = ['store-worker.js', 'import-worker.js', 'git-helper.js']
-
 export default async function setup(): Promise<void> {
   await build({ minify: true })
   const folder = childrenDir()
   mkdirSync(folder, { recursive: true })
-  for (const script of BESIDE) copyFileSync(join(root, 'dist', script), join(folder, script))
+  // A bundled child finds the thread and helper scripts it starts beside itself (as dist/index.js does): every script
+  // of the dist/ just built is copied there, so a thread scripts/build.mjs adds needs no list kept here.
+  const dist = join(root, 'dist')
+  for (const script of readdirSync(dist))
+    if (script.endsWith('.js')) copyFileSync(join(dist, script), join(folder, script))
   await esbuild.build({
     entryPoints: CHILDREN.map((name) => join(root, 'test', 'support', `${name}.ts`)),
     outdir: folder,
