@@ -17,6 +17,7 @@ import {
   openSettings,
   openWorkspace,
   screenshot,
+  screenshotOnFailure,
   send,
 } from '../support/browser.ts'
 import { bootHost, type Host } from '../support/host-api.ts'
@@ -111,10 +112,7 @@ beforeAll(async () => {
 }, 180_000)
 
 afterEach(async (context) => {
-  if (context.task.result?.state === 'fail')
-    await screenshot(page, `i18n-failed-${context.task.name.slice(0, 40).replace(/[^\w]+/g, '-')}`).catch(
-      () => undefined,
-    )
+  await screenshotOnFailure(page, context, 'i18n')
 })
 
 afterAll(async () => {

@@ -18,6 +18,7 @@ import {
   openSettings,
   openWorkspace,
   screenshot,
+  screenshotOnFailure,
   send,
 } from '../support/browser.ts'
 import { bootHost, type Host } from '../support/host-api.ts'
@@ -55,10 +56,7 @@ beforeAll(async () => {
 }, 180_000)
 
 afterEach(async (context) => {
-  if (context.task.result?.state === 'fail')
-    await screenshot(page, `new-user-failed-${context.task.name.slice(0, 40).replace(/[^\w]+/g, '-')}`).catch(
-      () => undefined,
-    )
+  await screenshotOnFailure(page, context, 'new-user')
 })
 
 afterAll(async () => {

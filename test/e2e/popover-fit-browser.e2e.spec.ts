@@ -7,7 +7,7 @@
 import type { Browser, Locator, Page } from 'playwright-core'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import type { Profile } from '../../lib/state/model.ts'
-import { launchBrowser, openApp, openWorkspace, screenshot, send } from '../support/browser.ts'
+import { launchBrowser, openApp, openWorkspace, screenshot, screenshotOnFailure, send } from '../support/browser.ts'
 import { bootHost, type Host } from '../support/host-api.ts'
 import { startModelServer, type ModelServer } from '../support/model-server.ts'
 
@@ -39,10 +39,7 @@ beforeAll(async () => {
 afterEach(async (context) => {
   // A layer a failed test left open must not cover the next test's controls.
   await page.keyboard.press('Escape')
-  if (context.task.result?.state === 'fail')
-    await screenshot(page, `popover-fit-failed-${context.task.name.slice(0, 30).replace(/[^\w]+/g, '-')}`).catch(
-      () => undefined,
-    )
+  await screenshotOnFailure(page, context, 'popover-fit')
 })
 
 afterAll(async () => {

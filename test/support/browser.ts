@@ -1,7 +1,8 @@
 /**
  * Drives Debian's Chromium (headless, through playwright-core) against the real `dsh web`: boots the host with one
  * page on it for a browser spec, opens the app (past the first-run notice), our settings page, and a workspace so a
- * message can be sent. Screenshots go to `test-artifacts/`; the README's pictures to `docs/images/`.
+ * message can be sent. Screenshots go to `test-artifacts/` (review shots only when asked, a failed test's always); the
+ * README's pictures to `docs/images/`.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -9,6 +10,7 @@ import { chromium, type Browser, type BrowserContext, type Locator, type Page } 
 import { ROOT } from './dsh.ts'
 import { bootHost, type Host } from './host-api.ts'
 import { startModelServer, type ModelServer } from './model-server.ts'
+import type { TestContext } from 'vitest'
 import { decodePng } from './png.ts'
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
@@ -193,11 +195,24 @@ export async function turnOver(page: Page): Promise<void> {
     .waitFor({ state: 'detached', timeout: 60_000 })
 }
 
-export async function screenshot(page: Page, name: string): Promise<string> {
+/**
+ * A full-page picture of where a spec stands, into `test-artifacts/`, for a person reviewing the pages the suite walks
+ * through. Taken only with `AP_SCREENSHOTS=1`: nothing asserts on them, and each costs Chromium a full-page capture
+ * and encode (1–4 s on a loaded machine, about 75 of them a run).
+ */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  if (process.env.AP_SCREENSHOTS === '1') await shoot(page, name)
+}
+
+/** The picture of a test that failed, always taken: it is what a red run leaves to look at. */
+export async function screenshotOnFailure(page: Page, context: TestContext, prefix: string): Promise<void> {
+  if (context.task.result?.state !== 'fail') return
+  await shoot(page, `${prefix}-failed-${context.task.name.slice(0, 40).replace(/[^\w]+/g, '-')}`).catch(() => undefined)
+}
+
+async function shoot(page: Page, name: string): Promise<void> {
   mkdirSync(ARTIFACTS, { recursive: true })
-  const file = join(ARTIFACTS, `${name}.png`)
-  await page.screenshot({ path: file, fullPage: true })
-  return file
+  await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true })
 }
 
 /**
