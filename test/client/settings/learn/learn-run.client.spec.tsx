@@ -6,7 +6,7 @@
  * opened before a run was started elsewhere (another tab, another dsh on the same home) shows that run once the push
  * channel tells of its first suggestions, without being opened again.
  */
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { createApiClient } from '../../../../lib/client/data/api.ts'
 import { openLive } from '../../../../lib/client/data/live.ts'
 import { userItemsOf } from '../../../../lib/state/model.ts'
@@ -83,6 +83,7 @@ async function startElsewhere(): Promise<void> {
 const tabs: SimPage[] = []
 afterEach(() => {
   for (const tab of tabs.splice(0)) tab.close()
+  vi.useRealTimers()
 })
 
 describe('a run started elsewhere', () => {
@@ -120,6 +121,9 @@ describe('a run started elsewhere', () => {
   })
 
   it('shows on a section opened before it that is told of nothing: asked again every 15 seconds', async () => {
+    // The clock runs as it does (the host, the worker and the model go on as usual), except that the test moves it
+    // 15 seconds on at once instead of waiting them out.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'], shouldAdvanceTime: true })
     const page = await open()
     await settle(100)
     expect(bar(page)).toBeNull()
@@ -128,7 +132,10 @@ describe('a run started elsewhere', () => {
     // Nothing found yet: no suggestion, no revision, no push.
     spec.h.model.script('extract', { gate: held, text: '无' }, { text: '无' }, { text: '无' })
     await startElsewhere()
-    await until(() => bar(page) !== null, 20_000)
+    await settle(100)
+    expect(bar(page)).toBeNull()
+    await vi.advanceTimersByTimeAsync(15_000)
+    await until(() => bar(page) !== null, 5_000)
     expect(runText(page)).toBe('Learning… · model calls answered: 0 of 3; suggestions found: 0')
     release()
     await until(() => runText(page).startsWith('Done'), 30_000)
