@@ -126,7 +126,7 @@ async function postCommand(deps: RouteDeps, call: Call<'command'>): Promise<Repl
   }
   await checkModel(deps, cmd)
   const userBefore = userLayerOf(deps.store.state)
-  const { state: _state, meta: _meta, notice, ...extra } = await deps.store.command(cmd)
+  const { state: after, meta: _meta, notice, ...extra } = await deps.store.command(cmd)
   for (const [key, value] of Object.entries(extra)) extra[key] = wireExtra(deps, value)
   if (cmd.op === 'memory.unlearn') await offerUndoneAgain(deps, cmd.importId)
   // The state carries no conversation settings: a command on one conversation answers with that conversation.
@@ -135,8 +135,9 @@ async function postCommand(deps: RouteDeps, call: Call<'command'>): Promise<Repl
   // A saved profile answers with itself whole, so the editor that saved it reads it from the reply, not again.
   if (cmd.op === 'profile.update') extra.saved = wholeProfile(deps, cmd.id)
   // The state carries only the user layer's count: a command after which the layer is not what it was answers with
-  // it, so the page showing it (About you) reads it from the reply instead of asking again.
-  if (!sameUserLayer(userLayerOf(deps.store.state), userBefore)) extra.user = userReply(deps)
+  // it, so the page showing it (About you) reads it from the reply instead of asking again. Compared on the state the
+  // command left, not read again: each read of the state asks the database whether another process wrote.
+  if (!sameUserLayer(userLayerOf(after), userBefore)) extra.user = userReply(deps)
   // The current snapshot, not the result's: later commands only add to it, and avatar hashes are the current ones.
   return stateReply(deps, JSON.stringify({ ...extra, notice }))
 }

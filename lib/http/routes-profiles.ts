@@ -66,14 +66,16 @@ function getAvatar(deps: RouteDeps, call: Call<'avatar'>): Reply {
 export function wholeProfile(deps: RouteDeps, id: string): Extract<ProfileReply, { profile: unknown }> | undefined {
   // The revision first: reading it is what brings in another process's commits, so the profile is at least as new.
   const revision = deps.store.revision
-  const profile = deps.store.state.profiles.find((p) => p.id === id)
+  // Read once: each read of the state asks the database whether another process wrote (a save's reply pays this).
+  const state = deps.store.state
+  const profile = state.profiles.find((p) => p.id === id)
   if (profile === undefined) return undefined
   return {
     profile: coreOnly(toWireProfile(deps.store, profile)),
     head: wireHead(deps.store, profile),
     revision,
     memoryCounts: memoryCounts(profile),
-    ...(hasHistory(deps.store.state, { profileId: profile.id }) ? { history: true as const } : {}),
+    ...(hasHistory(state, { profileId: profile.id }) ? { history: true as const } : {}),
   }
 }
 

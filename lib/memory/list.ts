@@ -12,6 +12,7 @@ import { USER_OWNER } from '../store/db/rows.ts'
 import type { ProfileStore } from '../store/store.ts'
 import { invalid, sessionId } from '../validate/state.ts'
 import { StoreError } from '../shared/errors.ts'
+import { newestFirst } from '../shared/memory-order.ts'
 
 /** A Latin letter or digit alone: in nearly every item, so it narrows nothing. */
 const LATIN_CHAR = /^[a-z0-9]$/
@@ -73,12 +74,6 @@ export function listMemory(store: ProfileStore, query: MemorySearch): MemorySear
     (sources === undefined || sources.has(it.source)) &&
     (archived === undefined || (it.archived === true) === archived) &&
     (pending === undefined || (it.pending === true) === pending)
-  // Newest first: what the user saved last is what they look for first.
-  const newestFirst = (list: readonly MemoryItem[]) =>
-    list
-      .map((it, i) => ({ it, i }))
-      .sort((a, b) => b.it.at - a.it.at || b.i - a.i)
-      .map(({ it }) => it)
   let matches: MemoryItem[]
   const words = q === '' ? [] : searchWords(q)
   if (q === '') {

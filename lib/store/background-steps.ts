@@ -6,7 +6,7 @@
  */
 
 /** Time before the first step and between steps: the start and a first turn come first. */
-export const STEP_MS = 50
+const STEP_MS = 50
 
 /**
  * Run `step` after {@link STEP_MS}, and again after each step that answers true; returns a function that stops it

@@ -4,7 +4,7 @@
  * ops only the host sends and the ops the page reads with a GET.
  */
 import { Agent } from 'node:http'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { LIMITS, type Profile } from '../../lib/state/model.ts'
 import { COMMAND_BODY_LIMIT } from '../../lib/http/caps.ts'
 import { HOST_ONLY_OPS, READ_OPS, type ArgsOf, type BrowserOp, type ReplyOf } from '../../lib/shared/commands.ts'
@@ -169,6 +169,28 @@ const SENT: { [O in BrowserOp]: true } = {
   'profiles.importFiles': true,
   'state.restoreDefaults': true,
 }
+
+describe("a save's reads of the store", () => {
+  it('are what its parts cost and one more: the user layer rides along for a single read before the command', async () => {
+    const id = store.state.activeId
+    const reads = async (send: () => Promise<unknown>): Promise<number> => {
+      // Each read of the state or revision asks the database whether another dsh process wrote (PRAGMA data_version).
+      const state = vi.spyOn(store, 'state', 'get')
+      const revision = vi.spyOn(store, 'revision', 'get')
+      await send()
+      const n = state.mock.calls.length + revision.mock.calls.length
+      state.mockRestore()
+      revision.mockRestore()
+      return n
+    }
+    const saved = await reads(() => api.get(`/__ap/profile/${id}`))
+    const stateReply = await reads(() => api.get('/__ap/state'))
+    const save = await reads(() => api.command({ op: 'profile.update', id, patch: { rules: '不编造引用' } }))
+    // The reply is the state and the profile as saved; beside them, the push channel's revision of the change, and
+    // the look at the user layer before the command (after it, the command's own result is compared).
+    expect(save).toBe(saved + stateReply + 2)
+  })
+})
 
 describe('the reply of every op the browser sends', () => {
   it('carries exactly the fields its reply type names (lib/shared/commands.ts), over the real routes', async () => {

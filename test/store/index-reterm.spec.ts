@@ -8,17 +8,37 @@
  */
 import { spawn } from 'node:child_process'
 import { DatabaseSync } from 'node:sqlite'
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { indexFigures } from '../../lib/memory/index-size.ts'
 import { recallQuery } from '../../lib/memory/recall.ts'
 import { scopeLists, searchLists } from '../../lib/memory/search.ts'
 import { termsColumn } from '../../lib/shared/search-terms.ts'
 import type { MemoryItem } from '../../lib/state/model.ts'
 import type { ProfileStore } from '../../lib/store/store.ts'
-import { STEP_MS } from '../../lib/store/background-steps.ts'
 import { freshStore } from '../support/store-helpers.ts'
 import { recordStatements } from '../support/statements.ts'
 import { childArgs } from '../support/children.ts'
+
+/** Every background job a store started (background-steps.ts), and whether its last step ran: a spec waits on it. */
+const jobs = vi.hoisted(() => [] as { ended: boolean }[])
+vi.mock(
+  '../../lib/store/background-steps.ts',
+  async (real: () => Promise<typeof import('../../lib/store/background-steps.ts')>) => {
+    const steps = await real()
+    return {
+      ...steps,
+      everyStep: (step: () => boolean) => {
+        const job = { ended: false }
+        jobs.push(job)
+        return steps.everyStep(() => {
+          const more = step()
+          job.ended = !more
+          return more
+        })
+      },
+    }
+  },
+)
 
 type Fresh = Awaited<ReturnType<typeof freshStore>>
 const stores: Fresh[] = []
@@ -190,11 +210,13 @@ describe('one-letter words in the search index', () => {
     const file = t.store.file
     await t.store.close()
     // B (another dsh) is open on an index with nothing to re-term, and keeps the counts it read.
+    const started = jobs.length
     const writer = await t.open(file)
     others.push(writer)
-    // Its job looks once, a step's pause after the start, finds nothing and ends; timers fire in the order they are
-    // due, so past this one it never re-terms: the re-terming below is A's alone.
-    await new Promise((r) => setTimeout(r, STEP_MS + 10))
+    // Its job looks once, a step's pause after the start, finds nothing and ends: the re-terming below is A's alone.
+    const own = jobs.slice(started)
+    expect(own).toHaveLength(1)
+    await until(() => own[0]!.ended)
     expect(counts(writer, 'C R').df).toEqual({ c: 1, r: 0 })
     // An older plugin saves 40 items; then A starts and re-terms them, a few per step, while B saves and recalls.
     await olderPluginSaves(

@@ -203,6 +203,11 @@ export interface SimPage {
   }
   /** The connections this page opened, oldest first. */
   readonly sources: FakeSource[]
+  /**
+   * How many times the page's interval timers have run (never while it is frozen or closed): live-tabs.ts checks its
+   * leader on one, so a spec that wants a check to have had its chance waits for enough ticks rather than sleeping.
+   */
+  readonly ticks: number
   hidden: boolean
   /** Stop everything of the page (timers, messages, lock callbacks) until `thaw`. */
   freeze(): void
@@ -234,6 +239,7 @@ class SimTab implements SimPage, PageTasks {
   readonly options: SimPage['options']
   readonly sources: FakeSource[] = []
   hidden = false
+  ticks = 0
   #frozen = false
   #gone = false
   #pending: Array<() => void> = []
@@ -272,7 +278,9 @@ class SimTab implements SimPage, PageTasks {
     return {
       setInterval: (fn, ms) => {
         const handle = setInterval(() => {
-          if (!this.#frozen && !this.#gone) fn()
+          if (this.#frozen || this.#gone) return
+          this.ticks++
+          fn()
         }, ms)
         this.#intervals.add(handle)
         return handle

@@ -39,6 +39,11 @@ export interface MemoryListProps {
    * conversation's settings): the list then reads the rows on screen again.
    */
   version: unknown
+  /**
+   * The list as saved, when the caller holds all of it (About you: the layer's reply brings it): shown from here,
+   * with no request to the search route, and so again after a save, whose reply brings it.
+   */
+  items?: readonly MemoryItem[]
   draft: MemoryDraft
   onDraft(next: MemoryDraft): void
   /** How many items the list may hold (`LIMITS.memoryItems`, `LIMITS.userItems`, `LIMITS.sessionMemories`). */
@@ -81,7 +86,11 @@ export function MemoryList(props: MemoryListProps): ReactNode {
   const client = useApi()
   const filter = useMemoryFilter(layer, owner, others)
   const { shownLayer, query, filtered } = filter
-  const { whole, pages } = useMemoryWindows(client, { layer, owner, version: props.version }, filter)
+  const { whole, pages } = useMemoryWindows(
+    client,
+    { layer, owner, version: props.version, items: props.items },
+    filter,
+  )
   const { actions, onAdd, latest } = useDraftEdits({ ...props, whole, pages, sessionId: props.sessionId })
   // Another layer's rows are read-only: one link to where they are edited, in place of the edit buttons.
   const readOnly = useMemo(

@@ -2,8 +2,11 @@
  * The items of one memory list as the settings list scrolls through them: fetched from the search route a page at a
  * time, only the pages the visible rows need, and the count of all matches (the scrollbar's length). One window per
  * query and saved version: a new search, filter or change saved elsewhere makes a new window, which shows the rows of
- * the one before it until its own pages arrive, so the list never blinks empty. It never renders and never writes.
+ * the one before it until its own pages arrive, so the list never blinks empty. A list the page holds whole (the user
+ * layer, which a save's reply brings) makes a window with every page already here, in the route's order, so that
+ * showing it, and showing it again after a save, asks nothing. It never renders and never writes.
  */
+import { newestFirst } from '../../shared/memory-order.ts'
 import type { MemoryItem } from '../../state/model.ts'
 import type { ApiClient, MemoryQuery } from '../data/api.ts'
 
@@ -29,6 +32,21 @@ export class MemoryWindow {
     this.#client = client
     this.query = query
     this.#previous = previous
+  }
+
+  /**
+   * The unfiltered window of a list the page holds whole (`items`, as saved): its pages are cut from it in the order
+   * the route answers (shared/memory-order.ts), and none is ever asked for.
+   */
+  static held(client: ApiClient, query: MemoryQuery, items: readonly MemoryItem[]): MemoryWindow {
+    const window = new MemoryWindow(client, query)
+    const ordered = newestFirst(items)
+    for (let page = 0; page * WINDOW_PAGE < ordered.length; page++) {
+      window.#pages.set(page, ordered.slice(page * WINDOW_PAGE, (page + 1) * WINDOW_PAGE))
+      window.#asked.add(page)
+    }
+    window.#total = ordered.length
+    return window
   }
 
   /** How many items match, once the first page answered (the previous window's count until then). */

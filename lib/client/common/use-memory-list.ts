@@ -78,23 +78,29 @@ function renewed(client: ApiClient, before: MemoryWindow | undefined, query: Mem
 /**
  * The windows the list reads: `whole`, the list unfiltered (its count is the header's and the limit's, and it is the
  * list shown without filters, so clearing a search shows the rows already read), read again when the list as saved
- * changes (`version`); `pages`, the filtered one, or `whole` without a filter. A window read again replaces one of
- * the same query: the old one stands in until its pages arrive (no blink). The list renders when either changes.
+ * changes (`version`), or cut from `items` when the caller holds the list whole (no request at all); `pages`, the
+ * filtered one, or `whole` without a filter. A window read again replaces one of the same query: the old one stands
+ * in until its pages arrive (no blink). The list renders when either changes.
  */
 export function useMemoryWindows(
   client: ApiClient,
-  list: { layer: MemoryLayer; owner: string | undefined; version: unknown },
+  list: { layer: MemoryLayer; owner: string | undefined; version: unknown; items: readonly MemoryItem[] | undefined },
   filter: Pick<MemoryFilter, 'query' | 'filtered'>,
 ): { whole: MemoryWindow; pages: MemoryWindow } {
-  const { layer, owner, version } = list
+  const { layer, owner, version, items } = list
   const { query, filtered } = filter
   const lastWhole = useRef<MemoryWindow | undefined>(undefined)
   const last = useRef<MemoryWindow | undefined>(undefined)
   const whole = useMemo(
-    () => renewed(client, lastWhole.current, { layer, ...(owner === undefined ? {} : { owner }), q: '' }),
+    () => {
+      const unfiltered = { layer, ...(owner === undefined ? {} : { owner }), q: '' }
+      return items === undefined
+        ? renewed(client, lastWhole.current, unfiltered)
+        : MemoryWindow.held(client, unfiltered, items)
+    },
     // `version` is in the key on purpose, unread: a change saved elsewhere must read the rows again.
     // oxlint-disable-next-line react-hooks/exhaustive-deps
-    [client, layer, owner, version],
+    [client, layer, owner, version, items],
   )
   lastWhole.current = whole
   // A filtered window per query, made again with the whole list.

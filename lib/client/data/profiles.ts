@@ -8,6 +8,7 @@
  */
 import { useEffect, useSyncExternalStore } from 'react'
 import type { ProfileReply } from '../../shared/wire-replies.ts'
+import type { MemoryItem } from '../../state/model.ts'
 import type { WireProfile } from '../../shared/wire-state.ts'
 import { useApState, useApi } from './api.ts'
 import { ClientCache, perClient } from './client-cache.ts'
@@ -21,6 +22,11 @@ export interface Kept {
   revision: number
   /** Its memory had recorded writes when it was read. */
   history: boolean
+  /**
+   * Its memory items are all the items it has (none was archived when it was read; the wire leaves archived ones
+   * out): the memory list shows them without asking the search route.
+   */
+  whole: boolean
 }
 
 /** A profile whole as the host answers it (a save's `saved`, `GET /__ap/profile/<id>`). */
@@ -88,6 +94,7 @@ class ProfileCache extends ClientCache {
       forHead: saved.head.updatedAt,
       revision: saved.revision,
       history: saved.history,
+      whole: saved.memoryCounts?.archived === 0,
     })
     this.changed()
   }
@@ -107,7 +114,13 @@ class ProfileCache extends ClientCache {
         this.#kept.delete(id)
         return undefined
       }
-      this.#keep({ profile: reply.profile, forHead, revision: Math.max(reply.revision, heard), history: reply.history })
+      this.#keep({
+        profile: reply.profile,
+        forHead,
+        revision: Math.max(reply.revision, heard),
+        history: reply.history,
+        whole: reply.memoryCounts?.archived === 0,
+      })
       return reply.profile
     } catch (error) {
       // The kept copy (if any) stays on screen; the next move of the head asks again.
@@ -137,4 +150,15 @@ export function useProfile(id: string | undefined): WireProfile | undefined {
     if (id !== undefined && updatedAt !== undefined && !cache.isCurrent(id, updatedAt)) void cache.current(id)
   }, [cache, id, updatedAt, kept])
   return head === undefined ? undefined : kept?.profile
+}
+
+/**
+ * React hook: profile `id`'s memory items as saved, when the copy kept holds all of them (see {@link Kept.whole});
+ * undefined otherwise (an archive, or no copy yet), and the memory list then reads its windows from the search route.
+ */
+export function useWholeMemory(id: string): readonly MemoryItem[] | undefined {
+  const cache = profilesOf(useApi())
+  const read = (): Kept | undefined => cache.kept(id)
+  const kept = useSyncExternalStore(cache.subscribe, read, read)
+  return kept?.whole === true ? kept.profile.memory.items : undefined
 }

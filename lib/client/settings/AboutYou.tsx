@@ -3,7 +3,8 @@
  * memory is on reads. Shows and edits its items as a draft (the shared memory editor), its suggestions awaiting
  * approval, its history with revert, and the share of the memory budget it may take. Its items come from their own
  * route (the state carries only their count), loaded when the section opens and again when the push channel says
- * they changed; the list reads them from the search route. The draft holds only the items the user changed, and a save
+ * they changed, and with the reply of any command that changed them (a save here among them); the list shows them as
+ * they came, so a save is one request. The draft holds only the items the user changed, and a save
  * names only those, so facts the model saved meanwhile stay. The draft outlives the dialog (surface-draft.ts): closing
  * the settings never drops a fact added with 添加 (the page asks on Escape).
  */
@@ -83,6 +84,7 @@ export function AboutYou({ onDirty }: AboutYouProps): ReactNode {
         surface={ABOUT_DRAFT}
         layer="user"
         version={snap.user}
+        items={saved}
         draft={items}
         onDraft={setItems}
         limit={LIMITS.userItems}

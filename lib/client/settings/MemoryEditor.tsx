@@ -11,6 +11,7 @@ import { MemoryList } from '../common/MemoryList.tsx'
 import type { OtherLayer } from '../common/use-memory-list.ts'
 import { requestOpen } from '../common/open-requests.ts'
 import { profileSurface } from '../common/editing.ts'
+import { useWholeMemory } from '../data/profiles.ts'
 
 /** Props of {@link MemoryEditor}. */
 export interface MemoryEditorProps {
@@ -39,6 +40,9 @@ export function MemoryEditor({
   onItems,
 }: MemoryEditorProps): ReactNode {
   const t = useT()
+  // Without an archive the profile as saved holds every item: the list shows them from there, and a save's reply
+  // brings them, so a save reads nothing again.
+  const held = useWholeMemory(profileId)
   // The user layer, searchable beside the profile's own items; edited in About you, one tab away.
   const others = useMemo<OtherLayer[]>(
     () => [
@@ -97,6 +101,7 @@ export function MemoryEditor({
         layer="profile"
         owner={profileId}
         version={version}
+        items={held}
         draft={items}
         onDraft={onItems}
         limit={LIMITS.memoryItems}

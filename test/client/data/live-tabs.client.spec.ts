@@ -46,6 +46,18 @@ async function theSource(browser: SimBrowser): Promise<ReturnType<SimBrowser['op
   return browser.openSources()[0]!
 }
 
+/**
+ * Until `page` has checked its leader (once a beat, on its interval timer) for longer than a leader may stay silent,
+ * and twice more: a steal waits up to a beat after the check that decides it, and opening the new stream a task.
+ */
+async function checksPast(page: SimPage): Promise<void> {
+  const { beatMs, staleMs } = page.options
+  const from = page.ticks
+  await vi.waitFor(() => expect(page.ticks - from).toBeGreaterThan(Math.ceil(staleMs / beatMs) + 2), {
+    timeout: 10_000,
+  })
+}
+
 const leaderOf = (pages: Joined[]): Joined => {
   const leaders = pages.filter((p) => p.feed.leading)
   expect(leaders).toHaveLength(1)
@@ -141,8 +153,9 @@ describe('one push connection for every page of the browser', () => {
     const browser = simBrowser()
     const pages = [join(browser, 'a'), join(browser, 'b')]
     const source = await theSource(browser)
-    // Give the loser time to steal, were it to: it hears the winner's beats and never does.
-    await new Promise((r) => setTimeout(r, 300))
+    // The loser checks its leader past the time a silent one is taken over from, and then some: it hears the
+    // winner's beats and never steals.
+    await checksPast(pages.find((p) => !p.feed.leading)!.page)
     expect(browser.openSources()).toEqual([source])
     leaderOf(pages)
     source.open()
@@ -209,7 +222,8 @@ describe('one push connection for every page of the browser', () => {
     const other = pages.find((p) => p !== leader)!
     other.page.hidden = true
     leader.page.freeze()
-    await new Promise((r) => setTimeout(r, 300))
+    // Checked past the time a silent leader is taken over from: a page shown would have stolen by then.
+    await checksPast(other.page)
     expect(other.feed.leading).toBe(false)
     other.page.hidden = false
     await vi.waitFor(() => expect(other.feed.leading).toBe(true), { timeout: 2_000 })

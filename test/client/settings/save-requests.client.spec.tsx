@@ -2,7 +2,7 @@
  * What the page's own save costs on the wire: one request. The reply to `profile.update` carries the state, the meta
  * (with the revision) and the profile as saved, so the editor shows the saved version without reading it again, and
  * the push channel's event for that save (a revision the page already holds) fetches nothing. About you's save takes
- * the user layer from its reply too (its list reads its window of facts again, as after any change of the layer).
+ * the user layer from its reply too, and its list shows the layer from there.
  */
 import { act } from 'react'
 import { afterEach, describe, expect, it, vi } from 'vitest'
@@ -28,10 +28,53 @@ import {
   type,
   wireOf,
 } from '../../support/dom.tsx'
-import { opsHost } from '../../support/ops-host.ts'
+import { opsHost, type OpsHost } from '../../support/ops-host.ts'
 import { simBrowser, type SimPage } from '../../support/tabs.ts'
 
 const pages: SimPage[] = []
+
+/** The requests `host` received since the `from`th, as method and path. */
+const paths = (host: OpsHost, from: number) => host.calls.slice(from).map((c) => `${c.method} ${c.path}`)
+/** The memory texts the list shows, top to bottom. */
+const shown = (root: HTMLElement) =>
+  [...root.querySelectorAll<HTMLElement>('.ap-memory-item .ap-memory-text')].map((el) => el.textContent)
+
+async function choose(select: HTMLSelectElement, value: string): Promise<void> {
+  await act(async () => {
+    select.value = value
+    select.dispatchEvent(new Event('change', { bubbles: true }))
+  })
+}
+
+/**
+ * What the real routes answer that the fake host leaves out, laid over its answers (every request still reaches it
+ * and is counted): a whole profile's memory counts (none archived), one model, and the sync settings.
+ */
+function withCounts(host: OpsHost): void {
+  const inner = globalThis.fetch
+  const counts = (p: { memory: { items: unknown[] } }) => ({ items: p.memory.items.length, archived: 0, pending: 0 })
+  vi.stubGlobal('fetch', async (url: string, init?: RequestInit) => {
+    const answer = await inner(url, init)
+    const body = (await answer.json()) as Record<string, unknown>
+    const path = String(url)
+    const whole = (path.startsWith('/__ap/profile/') ? body : body.saved) as Record<string, unknown> | undefined
+    if (whole?.profile !== undefined) whole.memoryCounts = counts(whole.profile as { memory: { items: unknown[] } })
+    const sync = { settings: null, status: { running: false, notes: [], failures: 0 } }
+    const replaced: Record<string, unknown> = {
+      '/__ap/models': {
+        providers: [{ id: 'deepseek', name: 'DeepSeek', models: [{ id: 'deepseek-chat', name: 'V3', efforts: [] }] }],
+        failures: [],
+      },
+      '/__ap/sync': sync,
+      '/__ap/sync/settings': { ...sync, settings: { remote: 'git@example.com:me/profiles.git', branch: 'main' } },
+    }
+    return new Response(JSON.stringify(replaced[path] ?? body), {
+      status: path in replaced ? 200 : answer.status,
+      headers: { 'content-type': 'application/json' },
+    })
+  })
+  void host
+}
 
 afterEach(async () => {
   for (const page of pages.splice(0)) page.close()
@@ -59,7 +102,7 @@ describe("the page's own save", () => {
     expect(button('保存', container).disabled).toBe(true)
   })
 
-  it("in About you, takes the layer from the reply: only the list's own window is read again", async () => {
+  it('in About you, is one request too: the list shows the layer its reply brought', async () => {
     const host = opsHost({
       ...state([profile({ id: 'a', name: '通用助手' })]),
       user: { items: [memoryItem('u1', '用户叫小王')] },
@@ -82,14 +125,70 @@ describe("the page's own save", () => {
     const before = host.calls.length
     await click(button('保存', container.querySelector('.ap-about-you')!))
     await settle(5)
-    // The layer (its items for the suggestions, its share of the budget) comes with the reply; the list of up to
-    // 1,000 facts reads its first window from the search route, as it does whenever the layer changes.
-    expect(host.calls.slice(before).map((c) => `${c.method} ${c.path}`)).toEqual([
-      'POST /__ap/command',
-      'GET /__ap/memory/search?layer=user&offset=0&limit=100',
-    ])
+    // The layer (its items for the list and the suggestions, its share of the budget) comes with the reply; the
+    // list orders it as the search route would, so it reads nothing again.
+    expect(host.calls.slice(before).map((c) => `${c.method} ${c.path}`)).toEqual(['POST /__ap/command'])
     const shown = [...container.querySelectorAll<HTMLElement>('.ap-about-you .ap-memory-item .ap-memory-text')]
     expect(shown.map((el) => el.textContent)).toEqual(['用户住在上海', '用户在学日语', '用户叫小王'])
+  })
+
+  it("in a profile's memory (no archive) is one request: the list shows the items the reply brought", async () => {
+    const host = opsHost(
+      state([profile({ id: 'a', name: '通用助手', memory: { summary: '', items: [memoryItem('m1', '喜欢咖啡')] } })]),
+    )
+    withCounts(host)
+    const { container } = await render(
+      <ApiContext.Provider value={createApiClient()}>
+        <SettingsPage />
+      </ApiContext.Provider>,
+    )
+    await settle(5)
+    await click(tab('记忆', container))
+    await settle(5)
+    await type(field('写下一条要长期记住的事实', container), '用户住在上海')
+    await click(button('添加', container))
+    // The model saves a fact as the save arrives: only the list as the reply brought it can show it.
+    host.hostCommand({
+      op: 'memory.add',
+      target: { profileId: 'a' },
+      items: [{ text: '用户在学日语', source: 'auto' }],
+    })
+    const before = host.calls.length
+    await click(button('保存', container.querySelector('.ap-editor-actions')!))
+    await settle(5)
+    expect(paths(host, before)).toEqual(['POST /__ap/command'])
+    expect(shown(container)).toEqual(['用户住在上海', '用户在学日语', '喜欢咖啡'])
+  })
+
+  it('is one request in every other section that saves: tools, model, sync', async () => {
+    const host = opsHost(state([profile({ id: 'a', name: '通用助手' })]))
+    withCounts(host)
+    const { container } = await render(
+      <ApiContext.Provider value={createApiClient()}>
+        <SettingsPage />
+      </ApiContext.Provider>,
+    )
+    await settle(5)
+    const save = async (): Promise<string[]> => {
+      const before = host.calls.length
+      await click(button('保存', container.querySelector('.ap-editor-actions')!))
+      await settle(5)
+      return paths(host, before)
+    }
+    await click(tab('工具', container))
+    await choose(container.querySelector('[data-panel="tools"] select')!, 'minimal')
+    expect(await save()).toEqual(['POST /__ap/command'])
+    await click(tab('模型', container))
+    await settle(5)
+    await choose(container.querySelector('[data-ap-model-editor] select')!, 'deepseek\u0000deepseek-chat')
+    expect(await save()).toEqual(['POST /__ap/command'])
+    await click(tab('导入导出与维护', container))
+    await settle(5)
+    await type(field('Git 仓库', container), 'git@example.com:me/profiles.git')
+    const before = host.calls.length
+    await click(button('保存', container.querySelector('.ap-sync')!))
+    await settle(5)
+    expect(paths(host, before)).toEqual(['POST /__ap/sync/settings'])
   })
 
   it('costs nothing more when the push channel tells of it: the page holds that revision already', async () => {
