@@ -7,7 +7,7 @@
  *  - `memory.add` of 250 items, one command each as the tool saves facts, into a store of 100 and of 100,000 items
  *    (p50 of a command), in one process, the checkouts taking turns batch by batch;
  *  - `memory.update` and `memory.remove` of 50 seeded items each, at 100 and at 100,000 items (p50 of a command);
- *  - recall at 100,000 items: one search of the active profile's lists per question (p50);
+ *  - recall at 100,000 items: the scope search recall runs, and the index's ranked look alone (long-history-recall.ts);
  *  - the real `dsh web` with each checkout's built plugin on the same data: start until `/__ap/state` answers and the
  *    host's resident memory then, and a headless turn from its start until the model server gets its request (median
  *    of BENCH_RUNS, default 3, taking turns).
@@ -25,6 +25,7 @@ import { performance } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
 import { median } from '../test/support/stats.ts'
 import { importProfiles } from './seed-profiles.ts'
+import { recallFigures } from './long-history-recall.ts'
 import { makeHome, runHeadless, startWeb } from '../test/support/dsh.ts'
 import { isTitleRequest, startModelServer, type ModelServer } from '../test/support/model-server.ts'
 
@@ -62,8 +63,11 @@ if (process.argv[2] === '--settle') {
   // Schema 4 fills the item columns after the start (lib/store/kinds-job.ts), and a checkout with the counts table
   // (item-counts.ts) counts the rows after it; a checkout before them has nothing to wait for.
   const counted = db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'memory_counts'").get() !== undefined
+  // A checkout that merges the index's segments after a bulk write (index-merge.ts) merges the seed's once.
+  const merges = db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'memory_index_merge'").get() !== undefined
+  const merging = () => merges && db.prepare('SELECT 1 FROM memory_index_merge').get() !== undefined
   const waiting = () =>
-    Number(meta('schema')) >= 4 && (meta('kinds') !== 'done' || (counted && meta('counts') !== 'done'))
+    (Number(meta('schema')) >= 4 && (meta('kinds') !== 'done' || (counted && meta('counts') !== 'done'))) || merging()
   while (waiting()) await new Promise((r) => setTimeout(r, 50))
   const settled = performance.now() - started
   db.close()
@@ -173,14 +177,8 @@ async function seed(open: Open, dir: string, perProfile: number): Promise<string
   return file
 }
 
-interface Opened {
-  ms: number
-  heap: number
-  rss: number
-  items: number
-  renderMs: number
-  renderCpu: number
-}
+/** What a child's open reports: its time, heap and RSS growth, items in the live state, the first render's times. */
+type Opened = Record<'ms' | 'heap' | 'rss' | 'items' | 'renderMs' | 'renderCpu', number>
 
 function openInChild(root: string, file: string): Opened {
   const run = spawnSync(
@@ -232,7 +230,7 @@ for (const n of sizes)
     const r = JSON.parse(run.stdout.trim().split('\n').at(-1)!) as { opened: number; settled: number }
     if (n === LONG)
       console.log(
-        `first start ${c.name.padEnd(6)} on the seed of ${PROFILES * n} items: open ${ms(r.opened)}, background migration done ${ms(r.settled)} after it began`,
+        `first start ${c.name.padEnd(6)} on the seed of ${PROFILES * n} items: open ${ms(r.opened)}, background migration (and index merge) done ${ms(r.settled)} after it began`,
       )
   }
 /** A fresh copy of a checkout's seeded directory. */
@@ -329,22 +327,7 @@ for (const n of [10, LONG]) {
   checkouts.forEach((c, i) => addCpu.set(`${c.name}/${n}`, median(cpu[i]!)))
   checkouts.forEach((c, i) => tail.set(`${c.name}/add/${n}`, times[i]!))
   await editAndDelete(stores, n)
-  if (n === LONG) {
-    const rec: number[][] = checkouts.map(() => [])
-    const owners = [`p0`]
-    for (let q = 0; q < 400; q++) {
-      for (const i of q % 2 === 0 ? [0, 1] : [1, 0]) {
-        // A term as rare as a name or a date, and a common one (in a tenth of the items).
-        const terms = q % 2 === 0 ? [`k${q % 997}`] : [TOPICS[q % TOPICS.length]!.slice(0, 2)]
-        const started = performance.now()
-        stores[i]!.searchIndex((index) => index.ranked(owners, terms, 60))
-        rec[i]!.push(performance.now() - started)
-      }
-    }
-    checkouts.forEach((c, i) =>
-      console.log(`recall ${c.name.padEnd(6)}: index search at ${PROFILES * n} items, p50 ${ms(median(rec[i]!))}`),
-    )
-  }
+  if (n === LONG) await recallFigures(stores, checkouts, TOPICS, PROFILES * n)
   await Promise.all(stores.map((s) => s.close()))
 }
 for (const c of checkouts) {

@@ -47,7 +47,7 @@ import type { CommandResult, ProfileStore, ReadImportCommand } from './store.ts'
 import { lockPause } from './write-lock.ts'
 import { BackgroundCheck } from './db/background-check.ts'
 import { damagedRefusal, isDamage } from './db/damage.ts'
-import { retermInBackground } from './reterm-job.ts'
+import { indexInBackground, type IndexJob } from './index-job.ts'
 import { fillKindsInBackground, upgradeOf, type KindsJob } from './kinds-job.ts'
 import { deepFreeze } from './deep-freeze.ts'
 import { storedValuesAt } from './stored-values.ts'
@@ -99,8 +99,8 @@ export class Store implements ProfileStore {
   #closing = false
   /** The database's integrity check in the background, and what it found. */
   readonly #check: BackgroundCheck
-  /** Stops the background re-terming of the search index, while it runs. */
-  #stopReterm: (() => void) | undefined
+  /** The search index's upkeep in the background: its re-terming, and its merge after a bulk write (index-job.ts). */
+  #index: IndexJob | undefined
   /** The background fill of the item columns (kinds-job.ts). */
   #kinds: KindsJob | undefined
   readonly #log: Log
@@ -154,6 +154,8 @@ export class Store implements ProfileStore {
   #take(state: State, revision: number): void {
     this.#state = deepFreeze(state, this.#state)
     this.#revision = revision
+    // A write of many items (this process's, a restore's) left the index's segments to merge: merged off the turn.
+    this.#index?.mergeIfDue()
   }
 
   get state(): State {
@@ -401,9 +403,7 @@ export class Store implements ProfileStore {
   #refuseWhenBlocked(what: string): void {
     const readOnly = this.#offlineReadOnly ?? this.#db?.readOnly
     if (readOnly?.kind === 'newer') throw new StoreError('read-only', `${what}: ${readOnly.message}`)
-    const why =
-      this.#blocked ??
-      (readOnly === undefined ? undefined : `the data directory cannot be written (${readOnly.message})`)
+    const why = this.#blocked ?? (readOnly && `the data directory cannot be written (${readOnly.message})`)
     if (why === undefined) return
     const message = `${what}: ${why}`
     // A store that starts blocked has said why in lastError already; what is left is a directory it cannot write.
@@ -502,14 +502,16 @@ export class Store implements ProfileStore {
   }
 
   /**
-   * Re-term the search index in the background when its terms are of an earlier version (reterm-job.ts), and fill the
-   * item columns of a database migrated from schema 3 and count the rows of one migrated from 4 (kinds-job.ts), once,
-   * after the start: a bounded batch per step, the store usable meanwhile, resumed by the next start after a kill. `batches`: sizes of a step (tests).
+   * Re-term the search index in the background when its terms are of an earlier version, and merge its segments when
+   * a bulk write left that due (index-job.ts), and fill the item columns of a database migrated from schema 3 and
+   * count the rows of one migrated from 4 (kinds-job.ts), once, after the start: a bounded batch per step, the store
+   * usable meanwhile, resumed by the next start after a kill. `batches`: sizes of a step (tests).
    */
-  retermInBackground(batches: { retermBatch?: number; kindsBatch?: number } = {}): this {
+  retermInBackground(batches: { retermBatch?: number; kindsBatch?: number; mergePages?: number } = {}): this {
+    // The index's upkeep is set up on a fresh home too: the database its first save makes may get a bulk write.
+    const db = () => (this.#closing || this.#db?.readOnly !== undefined ? undefined : this.#db)
+    this.#index ??= indexInBackground(db, this.#log, batches)
     if (this.#db === undefined || this.#db.readOnly !== undefined) return this
-    const db = () => (this.#closing ? undefined : this.#db)
-    this.#stopReterm ??= retermInBackground(db, this.#log, batches.retermBatch)
     this.#kinds ??= fillKindsInBackground(
       this.file,
       db,
@@ -522,7 +524,7 @@ export class Store implements ProfileStore {
   async close(): Promise<void> {
     this.#closing = true
     this.#check.stop()
-    this.#stopReterm?.()
+    this.#index?.stop()
     this.#kinds?.stop()
     await this.#queue.idle()
     await this.#backup.idle()

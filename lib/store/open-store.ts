@@ -57,7 +57,7 @@ export async function openStore(options: StoreOptions): Promise<ProfileStore> {
   try {
     let migrated: Loaded | undefined
     if (!existsSync(layout.file)) {
-      if (!hasLegacyFiles(layout)) return freshHome(made, options.createEarly === true, now)
+      if (!hasLegacyFiles(layout)) return freshHome(made, options.createEarly === true, now).retermInBackground(options)
       migrated = await migrate(layout, avatars, now, storedValuesAt)
       if (migrated.blocked !== undefined) return new Store({ ...made, loaded: migrated })
     }

@@ -51,6 +51,8 @@ export interface StoreOptions {
   retermBatch?: number
   /** Rows the background fill of the item columns does per step (kinds-job.ts); tests set it small, to stop it mid-way. */
   kindsBatch?: number
+  /** Pages a step of the background merge of the search index does (index-job.ts); tests set it small. */
+  mergePages?: number
   /**
    * True creates the database of a fresh home at once, on a worker thread, so that the first save does not wait on
    * it (the plugin sets it); otherwise opening writes nothing and the first save creates it.

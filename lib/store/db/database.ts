@@ -214,6 +214,16 @@ export class Database {
     return this.#index.retermStep(limit, ms)
   }
 
+  /** One background step of merging the search index's segments (index-upkeep.ts `mergeStep`). */
+  mergeStep(pages: number): 'busy' | 'more' | 'done' {
+    return this.#index.mergeStep(pages)
+  }
+
+  /** Whether a merge of the search index's segments is due (memory-index.ts `mergeDue`; nothing read). */
+  get mergeDue(): boolean {
+    return this.#index.index.mergeDue
+  }
+
   /** Whether the item columns are filled, indexed and counted (item-kinds.ts). */
   kindsDone(): boolean {
     return kindsReady((k) => this.#conn.meta(k))

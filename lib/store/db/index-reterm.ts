@@ -4,7 +4,7 @@
  * that also records how far it got, so the store stays usable meanwhile and a process killed mid-way loses nothing
  * and the next start resumes after the last batch committed. Owns the bookkeeping row (`memory_index_terms`) and one
  * batch's work; it never changes an item, its text or its place, and never decides when a batch runs (the store's
- * background job, lib/store/reterm-job.ts, does).
+ * background job, lib/store/index-job.ts, does).
  *
  * Which items need it is told per item: the index's map (`memory_docs`) has a column `termed`, the terms version that
  * wrote the item's terms. This plugin fills it at every write; an older plugin does not know it and leaves it empty

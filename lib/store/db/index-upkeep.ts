@@ -112,15 +112,37 @@ export class IndexUpkeep {
    * process holds the write lock: it never waits), `done` when nothing is left or it cannot be written here.
    */
   retermStep(limit: number, ms: number): 'busy' | 'more' | 'done' {
+    return this.#backgroundStep(
+      () => this.index.retermDone() !== undefined,
+      () => {
+        const step = this.index.reterm(limit, performance.now() + ms)
+        return step !== undefined && !step.finished
+      },
+    )
+  }
+
+  /**
+   * One background step of merging the index's segments after a bulk write (index-merge.ts): about `pages` leaf
+   * pages, in a write transaction of its own; answers as {@link retermStep} does.
+   */
+  mergeStep(pages: number): 'busy' | 'more' | 'done' {
+    return this.#backgroundStep(
+      () => this.index.mergeDue,
+      () => this.index.merge(pages),
+    )
+  }
+
+  /** Run `step` in a write transaction of its own when `due`, never waiting for the lock; see {@link retermStep}. */
+  #backgroundStep(due: () => boolean, step: () => boolean): 'busy' | 'more' | 'done' {
     const conn = this.#conn
     if (conn === undefined || this.#stale) return 'done'
     if (conn.sql.isTransaction) return 'busy'
-    if (this.index.retermDone() === undefined) return 'done'
+    if (!due()) return 'done'
     if (!conn.tryBegin()) return 'busy'
     try {
-      const step = this.index.reterm(limit, performance.now() + ms)
+      const more = step()
       conn.commit()
-      return step === undefined || step.finished ? 'done' : 'more'
+      return more ? 'more' : 'done'
     } catch (e) {
       conn.rollback()
       throw e

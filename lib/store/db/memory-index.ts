@@ -26,6 +26,7 @@ import {
   termedColumn,
 } from './index-reterm.ts'
 import type { IndexedItem } from './rows.ts'
+import { BULK_ROWS, MERGE_TABLE, markMergeDue, mergeDue, mergeStep } from './index-merge.ts'
 
 /**
  * The index's tables. They are not part of the schema version: a database without them gets them at open (and a
@@ -37,13 +38,14 @@ CREATE TABLE IF NOT EXISTS memory_docs (owner TEXT NOT NULL, item TEXT NOT NULL,
 CREATE UNIQUE INDEX IF NOT EXISTS memory_docs_by_doc ON memory_docs (doc);
 CREATE VIRTUAL TABLE IF NOT EXISTS memory_fts USING fts5(text, terms, owner UNINDEXED, item UNINDEXED, tokenize = 'trigram');
 CREATE TABLE IF NOT EXISTS memory_index_rev (one INTEGER PRIMARY KEY CHECK (one = 1), rev INTEGER NOT NULL);
-${TERMS_TABLE}`
+${TERMS_TABLE}${MERGE_TABLE}`
 const DROP = `
 
 DROP TABLE IF EXISTS memory_docs;
 DROP TABLE IF EXISTS memory_fts;
 DROP TABLE IF EXISTS memory_index_rev;
 DROP TABLE IF EXISTS memory_index_terms;
+DROP TABLE IF EXISTS memory_index_merge;
 `
 
 /**
@@ -153,6 +155,7 @@ export class MemoryIndex {
         .get(),
     ).n
     const termed = db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'memory_index_terms'").get() !== undefined
+    const merged = db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'memory_index_merge'").get() !== undefined
     createIndexTables(db)
     const columns = rowOf(
       'memory_fts',
@@ -166,6 +169,9 @@ export class MemoryIndex {
     // the background (index-reterm.ts).
     if (tables < 3 || columns !== FTS_COLUMNS) db.exec('DELETE FROM memory_index_rev')
     else noticeEarlier((sql) => index.#statement(sql), termed)
+    // An index made before merges were kept track of may hold the segments of an earlier bulk write: merged once.
+    if (tables === 3 && !merged) markMergeDue((sql) => index.#statement(sql))
+    index.#mergeDue = mergeDue((sql) => index.#statement(sql))
     return index
   }
 
@@ -181,6 +187,10 @@ export class MemoryIndex {
   }
 
   #vocab = false
+  /** Rows this write indexed so far: a write of many marks a merge of the index due ({@link at}). */
+  #inserted = 0
+  /** Whether a merge of the index's segments is due, as this process last wrote or read it (index-merge.ts). */
+  #mergeDue = false
   /**
    * The counts read since this process last read them afresh, brought along by each of its own writes: a
    * conversation asks for much the same terms turn after turn, and a save must not throw them away. Another
@@ -232,6 +242,7 @@ export class MemoryIndex {
    * process wrote since) are read afresh when next asked; changes staged by a write that rolled back are dropped.
    */
   writing(revision: number): void {
+    this.#inserted = 0
     if (this.#counts?.at !== revision) this.#counts = undefined
     this.#counts?.begin()
   }
@@ -258,6 +269,11 @@ export class MemoryIndex {
   /** Record that the index now stands for revision `revision` (inside the transaction that wrote it). */
   at(revision: number): void {
     this.#counts?.settle(revision)
+    if (this.#inserted >= BULK_ROWS && this.mode === 'disk') {
+      markMergeDue((sql) => this.#statement(sql))
+      this.#mergeDue = true
+    }
+    this.#inserted = 0
     this.#statement(
       'INSERT INTO memory_index_rev (one, rev) VALUES (1, ?) ON CONFLICT (one) DO UPDATE SET rev = excluded.rev',
     ).run(revision)
@@ -272,6 +288,7 @@ export class MemoryIndex {
     if (this.#vocab) this.#db.exec('DROP TABLE IF EXISTS temp.memory_vocab')
     this.#vocab = false
     this.#counts = undefined
+    this.#inserted = 0
     this.#db.exec(DROP)
     createIndexTables(this.#db)
     markCurrent((sql) => this.#statement(sql))
@@ -287,6 +304,7 @@ export class MemoryIndex {
     const { lastInsertRowid } = this.#statement(
       'INSERT INTO memory_fts (text, terms, owner, item) VALUES (?, ?, ?, ?)',
     ).run(item.text, terms, owner, item.id)
+    this.#inserted++
     this.#counts?.added(terms)
     this.#statement('INSERT INTO memory_docs (owner, item, doc, termed) VALUES (?, ?, ?, ?)').run(
       owner,
@@ -354,6 +372,23 @@ export class MemoryIndex {
     // The words' counts change with the terms: read afresh when next asked.
     this.#counts = undefined
     return retermBatch((sql) => this.#statement(sql), limit, deadline)
+  }
+
+  /**
+   * Whether a merge of the index's segments is due (after a bulk write, or one a process was killed in the middle
+   * of): as this process last wrote or read it, without a read. A merge another process marked is its own to run.
+   */
+  get mergeDue(): boolean {
+    return this.#mergeDue
+  }
+
+  /**
+   * One bounded step of merging the index's segments (inside the caller's write transaction): about `pages` leaf
+   * pages; false once nothing is left, which clears the mark. See index-merge.ts.
+   */
+  merge(pages: number): boolean {
+    this.#mergeDue = mergeDue((sql) => this.#statement(sql)) && mergeStep((sql) => this.#statement(sql), pages)
+    return this.#mergeDue
   }
 
   /** Items re-termed so far while a re-terming is under way, else undefined (one row read). */
