@@ -1,9 +1,9 @@
 /**
  * `sync.apply`: what a sync pulled from the repository, applied to the state as one command (atomic, serialized
  * with every other write, durable before anyone sees it). It carries only what changed — per profile its fields, the
- * items put and removed, the order when it moved, the list's history — so its cost follows the change, never the
- * size of the memory. Items the user saved while the pull was on its way stay (they are not in the delta, so they are
- * neither removed nor reordered away); the next sync sends them. Host-only: the page never sends it.
+ * items put and removed, the order when it moved, the history entries added and dropped — so its cost follows the
+ * change, never the size of the memory. Items the user saved while the pull was on its way stay (they are not in the
+ * delta, so they are neither removed nor reordered away); the next sync sends them. Host-only: the page never sends it.
  */
 import {
   HISTORY_LIMITS,
@@ -84,6 +84,17 @@ export function historyOf(raw: readonly unknown[], field: string): MemoryWrite[]
   )
 }
 
+/**
+ * A list's history after a pull: the store's (`current`, the history the sync read: the profile's `seenAt` and the
+ * run's revision check refuse any other) without its `drop` oldest entries, then the entries the pull added, each
+ * checked. Only the added entries are parsed, so a pulled fact costs its one entry, not the list's history.
+ */
+function historyAfter(current: readonly MemoryWrite[], delta: NonNullable<ListDelta['history']>, field: string) {
+  if (delta.drop > current.length)
+    throw invalid(`${field}.drop`, `drops ${delta.drop} entries of a history of ${current.length}`)
+  return boundHistory([...current.slice(delta.drop), ...historyOf(delta.add, `${field}.add`)], false)
+}
+
 /** `sync.apply {profiles, user?}`. */
 export function applySync(state: State, cmd: CommandOf<'sync.apply'>, ctx: OpContext): OpResult {
   const profiles = [...state.profiles]
@@ -118,7 +129,8 @@ export function applySync(state: State, cmd: CommandOf<'sync.apply'>, ctx: OpCon
     const next: Profile = { ...fields, memory: { summary, items }, updatedAt: ctx.now }
     if (current === undefined) profiles.push(next)
     else profiles[at] = next
-    if (d.memory?.history !== undefined) history[d.id] = historyOf(d.memory.history, `${field}.memory.history`)
+    if (d.memory?.history !== undefined)
+      history[d.id] = historyAfter(history[d.id] ?? [], d.memory.history, `${field}.memory.history`)
     count++
   })
   if (profiles.length === 0) throw invalid('profiles', 'would delete every profile; one must stay')
@@ -127,7 +139,8 @@ export function applySync(state: State, cmd: CommandOf<'sync.apply'>, ctx: OpCon
   let next: State = { ...state, profiles, history }
   if (cmd.user !== undefined) {
     next = withUser(next, applyList(state.user?.items ?? [], cmd.user, 'user', LIMITS.userItems))
-    if (cmd.user.history !== undefined) next.history![USER_HISTORY] = historyOf(cmd.user.history, 'user.history')
+    if (cmd.user.history !== undefined)
+      next.history![USER_HISTORY] = historyAfter(next.history?.[USER_HISTORY] ?? [], cmd.user.history, 'user.history')
   }
   const ids = new Set(profiles.map((p) => p.id))
   if (profiles.length !== state.profiles.length || state.profiles.some((p) => !ids.has(p.id))) {

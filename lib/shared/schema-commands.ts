@@ -5,7 +5,7 @@
  * to, an item the editor started from — is the command's own (lib/commands). Both halves may import it.
  */
 import * as z from 'zod'
-import { LIMITS, type MemoryItem, type MemoryWrite, type Profile } from '../state/model.ts'
+import { HISTORY_LIMITS, LIMITS, type MemoryItem, type MemoryWrite, type Profile } from '../state/model.ts'
 import { isBase64 } from './card-png.ts'
 import { CARD_FILE_LIMIT, FILE_FORMATS, TEXT_FILE_LIMIT } from './files.ts'
 import { bool, id, list, oneOf, sessionId, strict, text, time } from '../state/schema-kit.ts'
@@ -103,13 +103,22 @@ export const READ_IMPORT_SCHEMA = strict({
 
 /**
  * What a sync changes in one memory list: items put (replacing the item of the same id in place, else appended),
- * ids removed, the whole order when it is not the one those edits give, and the list's whole history.
+ * ids removed, the whole order when it is not the one those edits give, and how its history changed: the number of
+ * its oldest entries that went and the entries appended after the rest (a pulled fact: none gone, its one entry
+ * added), so that a pull checks and writes the entries it brings, not the list's whole history.
  */
 const SyncListDelta = strict({
   put: z.array(MemoryItemInput, { error: 'must be an array' }).max(LIMITS.memoryItems).optional(),
   remove: z.array(id, { error: 'must be an array' }).max(LIMITS.memoryItems).optional(),
   order: z.array(id, { error: 'must be an array' }).max(LIMITS.memoryItems).optional(),
-  history: z.array(z.unknown(), { error: 'must be an array' }).optional(),
+  history: strict({
+    drop: z
+      .number({ error: 'must be a number of entries' })
+      .refine((n) => Number.isSafeInteger(n) && n >= 0 && n <= HISTORY_LIMITS.entries, {
+        error: `must be a whole number from 0 to ${HISTORY_LIMITS.entries}`,
+      }),
+    add: z.array(z.unknown(), { error: 'must be an array' }),
+  }).optional(),
 })
 
 /**

@@ -13,6 +13,7 @@ import { existsSync } from 'node:fs'
 import { setPriority } from 'node:os'
 import { fileURLToPath } from 'node:url'
 import { GIT_NICENESS, spawnGit, type SpawnJob, type SpawnResult } from './git-spawn.ts'
+import { pauseGit } from './git-pause.ts'
 import { KeyedQueue } from '../runtime/keyed-queue.ts'
 import { entryScript } from '../runtime/entry-script.ts'
 
@@ -82,6 +83,19 @@ class GitHelper {
     }
   }
 
+  /** Tell the helper that turns began (`true`: it stops the git processes under way) or ended (it continues them). */
+  pause(pause: boolean): void {
+    // Calls the host runs itself (no helper could start) pause here.
+    pauseGit(pause)
+    const child = this.#child
+    if (child === undefined || !child.connected) return
+    try {
+      child.send({ pause })
+    } catch {
+      // A helper going away kills its git processes itself.
+    }
+  }
+
   /** The running helper, started when there is none; undefined when none can start. */
   #start(): ChildProcess | undefined {
     if (this.#child !== undefined) return this.#child
@@ -122,4 +136,12 @@ const helper = new GitHelper()
 /** Run one git process for the repository `dir` in the helper process. Never rejects. */
 export function runGit(dir: string, job: SpawnJob): Promise<SpawnResult> {
   return helper.run(dir, job)
+}
+
+/**
+ * Turns began (`true`) or all ended (`false`): the sync's git processes under way are stopped until they end, each
+ * for a bounded time in all (git-pause.ts). Never throws.
+ */
+export function pauseSyncGit(pause: boolean): void {
+  helper.pause(pause)
 }

@@ -1,11 +1,13 @@
 /**
  * One git process, bounded: spawned with the arguments and environment it is given, at the lowest CPU priority,
- * killed past its time limit or past its output cap, its stderr kept to a bounded size. What the git helper process
- * runs for the host (git-helper.ts), and what the host runs itself when no helper can start. It imports only Node's
- * own modules (the helper's bundle stays small) and never decides how git is configured: git.ts does.
+ * killed (with what it started) past its time limit or past its output cap, its stderr kept to a bounded size. What
+ * the git helper process runs for the host (git-helper.ts), and what the host runs itself when no helper can start.
+ * It imports only Node's own modules and git-pause.ts (the helper's bundle stays small) and never decides how git is
+ * configured: git.ts does.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { setPriority } from 'node:os'
+import { track } from './git-pause.ts'
 
 /** One git process to run. */
 export interface SpawnJob {
@@ -30,18 +32,31 @@ export const GIT_NICENESS = 19
 /** Bytes of stderr kept: enough for git's last lines, bounded whatever it prints. */
 const STDERR_KEPT = 16_384
 
-/** Run one git process; `started` sees it (so its owner can kill it when it must go). Never rejects. */
-export function spawnGit(job: SpawnJob, started?: (child: ChildProcess) => void): Promise<SpawnResult> {
+/** Send `signal` to the process group of `child` (its own: spawned detached), or to it alone when that fails. */
+function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  try {
+    if (child.pid !== undefined) return void process.kill(-child.pid, signal)
+  } catch {
+    // The group is gone, or this system has none: the process itself.
+  }
+  child.kill(signal)
+}
+
+/**
+ * Run one git process, in a process group of its own (so that what it starts — a transport, pack-objects — is
+ * stopped, continued and killed with it; git-pause.ts stops it while turns run, and its time limit does not count
+ * then). Never rejects.
+ */
+export function spawnGit(job: SpawnJob): Promise<SpawnResult> {
   const name = job.name
   return new Promise((resolve) => {
     let child: ChildProcess
     try {
-      child = spawn('git', job.args, { env: job.env, stdio: ['pipe', 'pipe', 'pipe'], cwd: job.cwd })
+      child = spawn('git', job.args, { env: job.env, stdio: ['pipe', 'pipe', 'pipe'], cwd: job.cwd, detached: true })
     } catch (e) {
       resolve({ failure: 'missing', detail: (e as Error).message })
       return
     }
-    started?.(child)
     // Background work: git (and what it starts) gets the CPU only when the turn's work leaves it some.
     if (child.pid !== undefined)
       try {
@@ -53,21 +68,45 @@ export function spawnGit(job: SpawnJob, started?: (child: ChildProcess) => void)
     let size = 0
     let err = ''
     let settled = false
+    // The time limit, counted while the process runs (not while a turn keeps it stopped).
+    let left = job.timeoutMs
+    let armed = Date.now()
+    let timer: NodeJS.Timeout | undefined
+    const kill = (r: SpawnResult) => {
+      signalGroup(child, 'SIGKILL')
+      finish(r)
+    }
+    const arm = () => {
+      armed = Date.now()
+      timer = setTimeout(
+        () => kill({ failure: 'timeout', detail: `${name} took longer than ${job.timeoutMs} ms` }),
+        left,
+      )
+    }
+    const untrack = track({
+      stop: () => {
+        clearTimeout(timer)
+        left = Math.max(0, left - (Date.now() - armed))
+        signalGroup(child, 'SIGSTOP')
+      },
+      go: () => {
+        signalGroup(child, 'SIGCONT')
+        if (!settled) arm()
+      },
+      end: () => kill({ failure: 'failed', detail: `${name} was stopped: the git helper is ending` }),
+    })
     const finish = (r: SpawnResult) => {
       if (settled) return
       settled = true
       clearTimeout(timer)
+      untrack()
       resolve(r)
     }
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL')
-      finish({ failure: 'timeout', detail: `${name} took longer than ${job.timeoutMs} ms` })
-    }, job.timeoutMs)
+    arm()
     child.stdout!.on('data', (b: Buffer) => {
       size += b.length
       if (size > job.maxOutput) {
-        child.kill('SIGKILL')
-        finish({ failure: 'too-large', detail: `${name} printed more than ${job.maxOutput} bytes` })
+        kill({ failure: 'too-large', detail: `${name} printed more than ${job.maxOutput} bytes` })
         return
       }
       out.push(b)

@@ -1,7 +1,7 @@
 /**
  * A pull of a memory file by its line diff: the store's list (whose lines are exactly our side's file: the sync just
  * committed them) patched with the lines git says changed, only those lines parsed and checked, and the `sync.apply`
- * delta made from them — the items put and removed, the order only when it moved, the history when it changed. Its
+ * delta made from them — the items put and removed, the order only when it moved, the history entries added. Its
  * cost follows the changed lines, not the list: no unchanged line is parsed, serialized or compared as text. It
  * gives the same list and delta as reading both versions whole (pull.ts): test/sync/memory-patch.spec.ts compares
  * the two over random edits. Undefined when the diff does not fit the store's list; the caller then reads whole. Pure.
@@ -10,6 +10,7 @@ import type { MemoryItem, MemoryWrite } from '../state/model.ts'
 import type { CommandInput } from '../shared/schema-commands.ts'
 import { applyHunks, type Hunk } from './line-diff.ts'
 import { checkMemoryLines, itemLine, memoryLine, writeLine, type MemoryLine } from './layout.ts'
+import { historyChange } from './pull.ts'
 
 type ListDelta = NonNullable<CommandInput<'sync.apply'>['user']>
 
@@ -66,7 +67,8 @@ export function patchList(
   if (put.length > 0) d.put = put
   if (remove.length > 0) d.remove = remove
   if (moved(before.items, items, new Set(remove), added)) d.order = items.map((it) => it.id)
-  if (changed(before.history, history)) d.history = history
+  const h = historyChange(before.history, history)
+  if (h !== undefined) d.history = h
   return { items, history, delta: Object.keys(d).length === 0 ? undefined : d }
 }
 
@@ -87,11 +89,4 @@ function moved(
   }
   for (const it of added) if (after[i++]?.id !== it.id) return true
   return i !== after.length
-}
-
-/** Whether a history differs from the store's (an entry the patch kept is the store's own object). */
-function changed(before: readonly MemoryWrite[], after: readonly MemoryWrite[]): boolean {
-  return (
-    after.length !== before.length || after.some((w, i) => w !== before[i] && writeLine(w) !== writeLine(before[i]!))
-  )
 }

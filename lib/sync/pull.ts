@@ -2,15 +2,36 @@
  * What a pull changes in the store: the `sync.apply` command that takes the store from the version of what travels
  * it had (`before`, the files of our last commit) to the merged or pulled version (`after`), carrying only what
  * differs — per profile its fields when they changed, the items put and removed, the order when it moved, the
- * history when it grew — so the store's work follows the change. Pure.
+ * history entries it added — so the store's work follows the change. Pure.
  */
 import type { MemoryItem, MemoryWrite, Profile } from '../state/model.ts'
 import type { CommandInput } from '../shared/schema-commands.ts'
-import { itemLine, memoryLines, profileFiles, PROFILE_FILES, type SyncedProfile, type SyncedUser } from './layout.ts'
+import { itemLine, profileFiles, writeLine, PROFILE_FILES, type SyncedProfile, type SyncedUser } from './layout.ts'
 
 type ListDelta = NonNullable<CommandInput<'sync.apply'>['user']>
 /** One profile's part of a `sync.apply` command. */
 export type ProfileDelta = CommandInput<'sync.apply'>['profiles'][number]
+
+/**
+ * How a list's history went from `before` to `after` as `sync.apply` takes it — the oldest entries that went, then
+ * the entries appended — or undefined when it did not change. A pull grows a history at its end and the bound drops
+ * its oldest entries, so the entries sent are the new ones; a history changed otherwise (a merge weaving both sides'
+ * entries) drops every entry and adds the whole. Kept entries are compared by their line (the same object: at once).
+ */
+export function historyChange(
+  before: readonly MemoryWrite[],
+  after: readonly MemoryWrite[],
+): ListDelta['history'] | undefined {
+  const first = after[0]
+  const at = first === undefined ? before.length : before.findIndex((w) => w.id === first.id)
+  const drop = at < 0 ? before.length : at
+  const kept = before.length - drop
+  const same = (a: MemoryWrite, b: MemoryWrite) => a === b || writeLine(a) === writeLine(b)
+  const whole = kept > after.length || before.slice(drop).some((w, i) => !same(w, after[i]!))
+  if (whole) return { drop: before.length, add: [...after] }
+  if (drop === 0 && kept === after.length) return undefined
+  return { drop, add: after.slice(kept) }
+}
 
 /** The delta of one memory list, or undefined when it did not change. */
 function listDelta(
@@ -30,13 +51,13 @@ function listDelta(
     ...after.filter((it) => added.has(it.id)).map((it) => it.id),
   ]
   const reordered = made.some((x, i) => x !== after[i]!.id)
-  const history = memoryLines([], historyBefore) !== memoryLines([], historyAfter)
-  if (put.length === 0 && remove.length === 0 && !reordered && !history) return undefined
+  const history = historyChange(historyBefore, historyAfter)
+  if (put.length === 0 && remove.length === 0 && !reordered && history === undefined) return undefined
   const d: ListDelta = {}
   if (put.length > 0) d.put = put
   if (remove.length > 0) d.remove = remove
   if (reordered) d.order = after.map((it) => it.id)
-  if (history) d.history = [...historyAfter]
+  if (history !== undefined) d.history = history
   return d
 }
 

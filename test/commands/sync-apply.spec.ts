@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { applyCommand } from '../../lib/commands/dispatch.ts'
 import { factoryState } from '../../lib/state/defaults.ts'
 import { sameEnds } from '../../lib/state/list-ends.ts'
-import type { MemoryItem, State } from '../../lib/state/model.ts'
+import type { MemoryItem, MemoryWrite, State } from '../../lib/state/model.ts'
 import { expectRefused, freshStore } from '../support/store-helpers.ts'
 
 let ctx: Awaited<ReturnType<typeof freshStore>>
@@ -110,5 +110,32 @@ describe('sync.apply', () => {
     expect(sameEnds(before, after)).toEqual({ head: 9_991, tail: 0 })
     // Neither the pull nor the store's comparison of the two lists looked at the 9,990 items again.
     expect(reads).toBe(0)
+  })
+
+  it("takes a pull's history as the entries it adds after the oldest it drops, keeping the store's own entries", () => {
+    const entry = (n: number): MemoryWrite => ({
+      id: `h${n}`,
+      at: 1_700_000_000_000 + n,
+      who: 'tool',
+      added: [{ id: `m${n}`, text: `第 ${n} 条`, source: 'tool', at: 1_700_000_000_000 + n }],
+      removed: [],
+      edited: [],
+    })
+    const kept = Array.from({ length: 30 }, (_, i) => entry(i))
+    const factory = factoryState(1)
+    const state: State = { ...factory, history: { coder: kept } }
+    const seenAt = state.profiles.find((p) => p.id === 'coder')!.updatedAt
+    const pulled = (history: { drop: number; add: unknown[] }) =>
+      applyCommand(
+        state,
+        { op: 'sync.apply', profiles: [{ id: 'coder', seenAt, memory: { history } }] },
+        { now: 100, newId: (x) => `${x}1` },
+      ).state.history!.coder!
+    const after = pulled({ drop: 2, add: [entry(30)] })
+    expect(after.map((w) => w.id)).toEqual([...kept.slice(2), entry(30)].map((w) => w.id))
+    // The entries the pull did not bring are the store's own objects, not read and checked again.
+    expect(after.slice(0, -1).every((w, i) => w === kept[i + 2])).toBe(true)
+    expect(after.at(-1)).toEqual(entry(30))
+    expect(() => pulled({ drop: 31, add: [] })).toThrow(/drops 31 entries of a history of 30/)
   })
 })

@@ -20,12 +20,15 @@ afterEach(async () => {
   for (const p of parts.splice(0)) await p.stop()
 })
 
-/** The ops of the commands `store` is sent from now on. */
-function commandsTo(store: ProfileStore): string[] {
+type Command = Parameters<ProfileStore['command']>[0]
+
+/** The ops of the commands `store` is sent from now on (the commands themselves in `seen`, when given). */
+function commandsTo(store: ProfileStore, seen: Command[] = []): string[] {
   const ops: string[] = []
   const command = store.command.bind(store)
-  ;(store as { command: ProfileStore['command'] }).command = ((cmd: Parameters<ProfileStore['command']>[0]) => {
+  ;(store as { command: ProfileStore['command'] }).command = ((cmd: Command) => {
     ops.push(cmd.op)
+    seen.push(cmd)
     return command(cmd)
   }) as ProfileStore['command']
   return ops
@@ -61,7 +64,8 @@ describe('the store work of a pull', () => {
     for (let i = 0; i < 20; i++) await save(a, `历史 ${i}`)
     expect((await a.engine.now()).error).toBeUndefined()
     expect((await b.engine.now()).error).toBeUndefined()
-    const sent = commandsTo(b.store)
+    const seen: Command[] = []
+    const sent = commandsTo(b.store, seen)
     // Nothing new on the remote.
     ran.length = 0
     expect((await b.engine.now()).error).toBeUndefined()
@@ -76,6 +80,14 @@ describe('the store work of a pull', () => {
     ran.length = 0
     expect((await b.engine.now()).error).toBeUndefined()
     expect(sent).toEqual(['sync.apply'])
+    // It brings its one history entry, not the 21 the list's history now holds: the store checks only that one.
+    const apply = seen.at(-1) as Extract<Command, { op: 'sync.apply' }>
+    expect(apply.profiles.map((d) => [d.id, d.memory?.put?.length, d.memory?.history])).toEqual([
+      ['coder', 1, { drop: 0, add: [expect.objectContaining({ who: 'tool' })] }],
+    ])
+    const ids = (m: Machine) => m.store.state.history?.coder?.map((w) => w.id)
+    expect(ids(b)).toHaveLength(21)
+    expect(ids(b)).toEqual(ids(a))
     const rows = writes(ran)
     expect(rows.filter((t) => t === 'memory_items')).toHaveLength(1)
     expect(rows.filter((t) => t === 'memory_history')).toHaveLength(1)

@@ -50,7 +50,7 @@ async function holdGit(held: readonly string[]) {
       'state=0; cmd=',
       'for a in "$@"; do case $state in 0) [ "$a" = --git-dir ] && state=1;; 1) state=2;; 2) cmd=$a; state=3;; esac; done',
       `[ -n "$cmd" ] && echo "start $cmd" >> ${log}`,
-      `if [ -n "$cmd" ] && [ -e "${bin}/hold-$cmd" ]; then rm "${bin}/hold-$cmd"; touch "${bin}/waiting-$cmd"`,
+      `if [ -n "$cmd" ] && [ -e "${bin}/hold-$cmd" ]; then rm "${bin}/hold-$cmd"; echo $$ > "${bin}/waiting-$cmd"`,
       `  while [ ! -e "${bin}/go-$cmd" ]; do sleep 0.02; done; rm "${bin}/waiting-$cmd"; fi`,
       `${real} "$@"`,
       'code=$?',
@@ -65,6 +65,12 @@ async function holdGit(held: readonly string[]) {
   return {
     waiting: () => held.find((c) => existsSync(join(bin, `waiting-${c}`))),
     go: (c: string) => writeFileSync(join(bin, `go-${c}`), ''),
+    /** The state of the process holding `command` now (`T`: stopped; `S` or `R`: going on), from /proc. */
+    state: (c: string) => {
+      const pid = readFileSync(join(bin, `waiting-${c}`), 'utf8').trim()
+      return /\) (\w)/.exec(readFileSync(`/proc/${pid}/stat`, 'utf8'))![1]
+    },
+    pid: (c: string) => Number(readFileSync(join(bin, `waiting-${c}`), 'utf8').trim()),
     calls: () =>
       readFileSync(log, 'utf8')
         .split('\n')
@@ -249,14 +255,76 @@ describe('sync between turns', () => {
     const s = await spine(quiet)
     try {
       const turn = await s.turn('你好')
+      // The fetch let go (stopped while the turn runs, or ending and its answer waiting): unheld, the run's commit
+      // and push would follow at once.
       git.go('fetch')
-      // The run goes on past its fetch; unheld, its commit and push would follow at once.
-      await expect.poll(git.calls, { timeout: 15_000 }).toContain('end fetch')
       await pushedAfterTheTurn(remote, s.model, turn, run)
     } finally {
       s.model.release()
       await engine.stop()
       await s.ctx.fiber.dispose()
+    }
+  })
+
+  it('a git call under way when a turn begins is stopped until the turns end, and goes on after them', async () => {
+    const remote = await world.remote()
+    const a = await world.machine(remote)
+    await a.store.command({ op: 'memory.add', target: { profileId: 'coder' }, items: [{ text: '用户喜欢 Rust' }] })
+    const git = await holdGit(['fetch'])
+    const quiet = new TurnQuiet()
+    const engine = new SyncEngine({ store: a.store, repo: a.repo, log: { warn: () => {} }, quiet })
+    const run = engine.now()
+    await expect.poll(git.waiting, { timeout: 15_000 }).toBe('fetch')
+    const s = await spine(quiet)
+    try {
+      // The fetch (held by the wrapper, so that it is under way) is stopped while the turn runs…
+      expect(git.state('fetch')).not.toBe('T')
+      const turn = await s.turn('你好')
+      await expect.poll(() => git.state('fetch'), { timeout: 15_000 }).toBe('T')
+      s.model.release()
+      await turn.idle
+      // …and goes on once it is over; the run then ends as any other.
+      await expect.poll(() => git.state('fetch'), { timeout: 15_000 }).not.toBe('T')
+      const pid = git.pid('fetch')
+      git.go('fetch')
+      expect((await run).error).toBeUndefined()
+      expect(gitIn(remote, 'log', '--format=%s', 'main')).toMatch(/memory: \+1/)
+      // No git process of the run is left, stopped or running.
+      expect(existsSync(`/proc/${pid}`)).toBe(false)
+    } finally {
+      s.model.release()
+      git.go('fetch')
+      await engine.stop()
+      await s.ctx.fiber.dispose()
+    }
+  })
+
+  it('a git call stopped for a turn goes on when the plugin goes away during the turn', async () => {
+    const remote = await world.remote()
+    const a = await world.machine(remote)
+    const git = await holdGit(['fetch'])
+    // The host's status events told by hand, and the plugin's disposal (its effect's cleanup) called as the host would.
+    const on = new Map<string, (e: { agent: { id: string }; status: string }) => void>()
+    let dispose: () => void = () => {}
+    const ctx = {
+      on: (name: string, f: never) => void on.set(name, f),
+      effect: (f: () => () => void) => void (dispose = f()),
+    }
+    const quiet = new TurnQuiet()
+    quiet.watch(ctx as unknown as Context)
+    const engine = new SyncEngine({ store: a.store, repo: a.repo, log: { warn: () => {} }, quiet })
+    const run = engine.now()
+    try {
+      await expect.poll(git.waiting, { timeout: 15_000 }).toBe('fetch')
+      on.get('agent/status')!({ agent: { id: 'a' }, status: 'running' })
+      await expect.poll(() => git.state('fetch'), { timeout: 15_000 }).toBe('T')
+      dispose()
+      await expect.poll(() => git.state('fetch'), { timeout: 15_000 }).not.toBe('T')
+      git.go('fetch')
+      expect((await run).error).toBeUndefined()
+    } finally {
+      git.go('fetch')
+      await engine.stop()
     }
   })
 
@@ -292,13 +360,14 @@ describe('sync between turns', () => {
       for (const command of held) {
         await expect.poll(git.waiting, { timeout: 15_000 }).toBe(command)
         const turn = await s.turn(`第 ${command} 轮`)
+        // The call let go (stopped while the turn runs, or ending and its answer waiting): unheld, the run's next
+        // step would follow it at once (a git call started ends this look early).
         git.go(command)
-        await expect.poll(git.calls, { timeout: 15_000 }).toContain(`end ${command}`)
-        // Unheld, the run's next step follows the call at once (a git call started ends this look early).
         const calls = git.calls().length
         for (let i = 0; i < 20 && git.calls().length === calls; i++) await sleep(50)
         s.model.release()
         await turn.idle
+        await expect.poll(git.calls, { timeout: 15_000 }).toContain(`end ${command}`)
       }
       expect((await run).error).toBeUndefined()
       expect(noted).toEqual([])
