@@ -11,6 +11,7 @@
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http'
 import { errorText } from '../shared/errors.ts'
 import { BodyShape, type BodyShapeLimits, type ShapeExcess } from './body-shape.ts'
+import { BodyBytes } from './body-bytes.ts'
 import type { RefusalCode, RefusalRule } from '../shared/refusals.ts'
 
 /** The `code` of a wire error (the one list is lib/shared/refusals.ts); the browser half words it by code, field and limit. */
@@ -214,13 +215,13 @@ export function readJsonBody(
   shape?: BodyShapeLimits,
 ): Promise<BodyResult> {
   const declared = header(req.headers, 'content-length')
-  if (declared !== undefined && /^\d+$/.test(declared) && Number(declared) > limit) {
+  const length = declared !== undefined && /^\d+$/.test(declared) ? Number(declared) : undefined
+  if (length !== undefined && length > limit) {
     return Promise.resolve({ ok: false, refusal: tooLarge(limit) })
   }
   return new Promise((resolve) => {
-    const chunks: Buffer[] = []
+    const body = new BodyBytes(length)
     const scan = shape === undefined ? undefined : new BodyShape(shape)
-    let size = 0
     const finish = (result: BodyResult): void => {
       req.off('data', onData)
       req.off('end', onEnd)
@@ -229,8 +230,7 @@ export function readJsonBody(
       resolve(result)
     }
     const onData = (chunk: Buffer): void => {
-      size += chunk.length
-      if (size > limit) {
+      if (body.size + chunk.length > limit) {
         req.pause()
         finish({ ok: false, refusal: tooLarge(limit) })
         return
@@ -241,12 +241,12 @@ export function readJsonBody(
         finish({ ok: false, refusal: badShape(excess) })
         return
       }
-      chunks.push(chunk)
+      body.add(chunk)
     }
     const onEnd = (): void => {
-      const body = Buffer.concat(chunks, size)
-      if (large === undefined || size < large.from) return finish(parseJson(body))
-      void large.parse(body).then(
+      const bytes = body.bytes()
+      if (large === undefined || bytes.length < large.from) return finish(parseJson(bytes))
+      void large.parse(bytes).then(
         (r) => finish(r.ok ? r : badJson(r.message)),
         (e: unknown) => finish(badJson(errorText(e))),
       )
