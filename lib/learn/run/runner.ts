@@ -168,20 +168,21 @@ export class LearnRunner {
 
   /**
    * The calls of `picked`: each conversation parsed as it is reached (a slice at a time) and let go once cut; the cut
-   * stops at the first call past the limit (a pick of a whole export need not be cut and held to be refused).
+   * stops at the first slice that takes it past the limit (a pick of a whole export need not be cut and held to be refused).
    */
   async #cut(picked: Picked): Promise<RunCall[]> {
     const calls: RunCall[] = []
-    for await (const c of picked.picked) {
-      for (const material of materialParts(c, this.#deps.excerptChars))
-        calls.push({
-          material,
-          service: picked.service,
-          title: c.title,
-          at: conversationTime(c),
-          // A past dsh conversation is remembered as learned once its last call is answered (see #one).
-          ...(picked.service === 'dsh' ? { session: c.id } : {}),
-        })
+    for await (const slice of picked.picked) {
+      for (const c of slice)
+        for (const material of materialParts(c, this.#deps.excerptChars))
+          calls.push({
+            material,
+            service: picked.service,
+            title: c.title,
+            at: conversationTime(c),
+            // A past dsh conversation is remembered as learned once its last call is answered (see #one).
+            ...(picked.service === 'dsh' ? { session: c.id } : {}),
+          })
       if (calls.length > MAX_RUN_CALLS) break
     }
     return calls
