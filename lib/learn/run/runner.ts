@@ -23,6 +23,7 @@ import {
   dropCalls,
   readCalls,
   readHead,
+  writeCalls,
   writeWhole,
   type RunCall,
   type RunFiles,
@@ -155,7 +156,7 @@ export class LearnRunner {
       pid: process.pid,
     }
     try {
-      await writeWhole(this.#deps.files.calls, JSON.stringify(calls))
+      await writeCalls(this.#deps.files.calls, head.id, calls)
       await writeWhole(this.#deps.files.head, JSON.stringify(head))
     } catch (error) {
       throw new StoreError('io', `the learning run could not be kept on disk: ${errorText(error)}`)
@@ -253,7 +254,7 @@ export class LearnRunner {
 
   async #drive(): Promise<void> {
     const h = this.#head!
-    this.#calls ??= await readCalls(this.#deps.files.calls)
+    this.#calls ??= await readCalls(this.#deps.files.calls, h.id, h.total)
     const calls = this.#calls
     if (calls === undefined || calls.length !== h.total) {
       await this.#fail('disk')
