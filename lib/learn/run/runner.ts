@@ -3,6 +3,7 @@
  * (each within the extraction's bound of characters and shown the facts the learning memory holds now), each answer's
  * facts added at once as suggestions carrying the run's id (`memory.learn`), and the progress kept on disk after each
  * answered call (lib/store/learn-run-file.ts), so a dsh that stops mid-run resumes at the first call not answered.
+ * A call waits for the conversations' turns under way to end: a run never slows a turn.
  * One run at a time per data: a second start is refused while one runs or waits paused. Pause and cancel take effect once the call out
  * is answered (what it cost is kept); a failed call or an answer that is no answer stops the run with nothing written
  * for that call, and resuming sends it again. It never throws into the host: every failure is a state and a log line.
@@ -45,6 +46,11 @@ export interface RunnerDeps {
   defaultRoute(): ModelRoute | undefined
   /** Characters of material one call reads (the extraction's `excerptChars`). */
   excerptChars: number
+  /**
+   * Resolves once no conversation's turn is under way (or the turns have run long enough, or `signal` aborts): a call
+   * and the facts it writes wait for it, so a run never shares the model and the store with a turn.
+   */
+  quiet(signal: AbortSignal): Promise<void>
 }
 
 /** Whether process `pid` is alive (a signal 0 probes without sending anything). */
@@ -273,6 +279,9 @@ export class LearnRunner {
   /** Send one call and keep what it found; false when the run stopped (a failure, or the plugin unloading). */
   async #one(h: RunHead, calls: readonly RunCall[]): Promise<boolean> {
     const { store } = this.#deps
+    await this.#deps.quiet(this.#stop.signal)
+    // Paused or canceled while a turn ran: nothing is sent.
+    if (h.state !== 'running' || this.#stop.signal.aborted) return true
     const call = calls[h.next]!
     const state = store.state
     const known = knownOf(state, h.into)
