@@ -2,7 +2,8 @@
  * Learning benchmark (`npm run bench -- learn`): a ChatGPT export of about 200 MB (the fixtures of
  * test/support/learn-exports.ts, zipped as the service mails it) read in the real import worker under its memory
  * limits, each read in a fresh process (bench/learn-read.ts), this checkout's runs alternating with those of
- * AP_BASELINE (a checkout of the code before, default /work/wt/base; skipped when absent) — how long it takes, the
+ * AP_BASELINE (checkouts of the code before, separated by `:`, default /work/wt/base; each skipped when absent, named
+ * by its folder) — how long it takes, the
  * process's peak resident memory, whether it stays within the worker's 384 MB heap (a read past it ends the thread and
  * is reported as too big), and the worst wait of a timer on the host's event loop until the answer has arrived (what
  * every page's state probe would wait; beside it, the same probe in a process that reads nothing, for as long: what
@@ -15,7 +16,7 @@
 import { spawnSync } from 'node:child_process'
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { dirname, join } from 'node:path'
+import { basename, dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { WORKER_LIMITS } from '../lib/http/import-pool.ts'
 import { readExport } from '../lib/learn/export-read.ts'
@@ -103,7 +104,8 @@ function idleWait(ms: number): number {
 const zipFile = join(mkdtempSync(join(tmpdir(), 'ap-learn-bench-')), 'export.zip')
 writeFileSync(zipFile, zip)
 const roots = [{ name: 'this', root: join(here, '..') }]
-if (existsSync(join(BASELINE, 'lib', 'learn', 'export-read.ts'))) roots.push({ name: 'base', root: BASELINE })
+for (const root of BASELINE.split(':'))
+  if (existsSync(join(root, 'lib', 'learn', 'export-read.ts'))) roots.push({ name: basename(root), root })
 const runs = new Map<string, ReadRun[]>(roots.map((r) => [r.name, []]))
 /** The probe's worst wait in a process that reads nothing, as long as each round's read of this checkout took. */
 const idle: number[] = []
@@ -138,12 +140,15 @@ console.log(
   `  idle (no read, as long as this checkout's read) probe worst wait ${median(idle).toFixed(0)} ms ` +
     `(runs: ${idle.map((w) => w.toFixed(0)).join(', ')})`,
 )
-const base = runs.get('base')
-if (base !== undefined) {
-  const mine = runs.get('this')!
+const mine = runs.get('this')!
+for (const { name } of roots.slice(1)) {
+  const base = runs.get(name)!
   const ratio = (k: 'ms' | 'wait' | 'peakMb') => (fig(mine, k) / fig(base, k)).toFixed(2)
+  const step = (k: 'plan' | 'pick') =>
+    `${k} time ${(median(mine.map((r) => r[k].ms)) / median(base.map((r) => r[k].ms))).toFixed(2)}×`
   console.log(
-    `  this / base (${BASELINE}): time ${ratio('ms')}×, peak RSS ${ratio('peakMb')}×, worst wait ${ratio('wait')}×`,
+    `  this / ${name}: read time ${ratio('ms')}×, peak RSS ${ratio('peakMb')}×, worst wait ${ratio('wait')}×; ` +
+      `${step('plan')}, ${step('pick')}`,
   )
 }
 

@@ -125,8 +125,8 @@ const PARTS: Array<{
   {
     part: 'learning from another assistant',
     needs: ['llm'],
-    install: (sub, store, config, log, { live }) => {
-      live.learn = installLearn(sub, store, config, log)
+    install: (sub, store, config, log, { live, quiet }) => {
+      live.learn = installLearn(sub, store, config, log, quiet)
       sub.effect(() => () => {
         delete live.learn
       })
@@ -196,7 +196,7 @@ interface Shared {
   turns: TurnReader
   /** The record of each conversation's running turn, which prompt, recall and the model choice write. */
   records: TurnRecords
-  /** The turns under way, which the background sync waits for (lib/sync/turn-quiet.ts). */
+  /** The turns under way, which the background sync and the learning run wait for (lib/sync/turn-quiet.ts). */
   quiet: TurnQuiet
 }
 

@@ -143,16 +143,32 @@ export class HeldConversations {
   }
 
   /**
-   * Conversations `picks` (indices), each parsed as the walk reaches it, the characters parsed counted in `slices`
-   * (the loop turns between two slices); walked again, parsed again.
+   * Conversations `picks` (indices), a slice at a time: each step of the walk hands one slice of them, each parsed as
+   * the reader's loop over the slice reaches it (nothing parsed is kept; walked again, parsed again). A slice ends
+   * before the conversation whose characters would take `slices` past its bound, counting what the reader spent on
+   * the ones before (a plan's requests), and the loop turns before the next step: one await per slice, none per
+   * conversation. Each slice is to be read before the next step is taken (the walk moves on as it is read).
    */
-  parsed(picks: readonly number[], slices = new Slices()): AsyncIterable<LearnConversation> {
+  parsed(picks: readonly number[], slices = new Slices()): ConversationSlices {
     return { [Symbol.asyncIterator]: () => this.#walk(picks, slices) }
   }
 
-  async *#walk(picks: readonly number[], slices: Slices): AsyncGenerator<LearnConversation> {
-    for (const i of picks) {
-      await slices.spend(this.#end[i]! - this.#start[i]!)
+  async *#walk(picks: readonly number[], slices: Slices): AsyncGenerator<Iterable<LearnConversation>> {
+    const cursor = { next: 0 }
+    for (;;) {
+      yield this.#slice(picks, cursor, slices)
+      if (cursor.next >= picks.length) return
+      await slices.turn()
+    }
+  }
+
+  *#slice(picks: readonly number[], cursor: { next: number }, slices: Slices): Generator<LearnConversation> {
+    while (cursor.next < picks.length) {
+      const i = picks[cursor.next]!
+      const chars = this.#end[i]! - this.#start[i]!
+      if (!slices.fits(chars)) return
+      slices.spend(chars)
+      cursor.next++
       yield this.conversation(i)
     }
   }
@@ -162,6 +178,9 @@ export class HeldConversations {
     return { service, conversations: this.length, messages: this.#total, from: this.#from, to: this.#to }
   }
 }
+
+/** Conversations handed a slice at a time (see {@link HeldConversations.parsed}). */
+export type ConversationSlices = AsyncIterable<Iterable<LearnConversation>>
 
 /** An export as the host holds it: its service and its conversations as text. */
 export interface HeldExport {

@@ -39,9 +39,10 @@ export async function selectConversations(
   if (word === '') return dated
   const picks: number[] = []
   let k = 0
-  for await (const c of held.parsed(dated, slices)) {
-    if (names(c, word)) picks.push(dated[k]!)
-    k++
-  }
+  for await (const slice of held.parsed(dated, slices))
+    for (const c of slice) {
+      if (names(c, word)) picks.push(dated[k]!)
+      k++
+    }
   return picks
 }

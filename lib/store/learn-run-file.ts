@@ -2,14 +2,20 @@
  * A learning run kept on disk beside the data, so a dsh that stops mid-run resumes it where it stood: the run's head
  * and progress (`learn-run.json`: a few hundred bytes, written again after each answered call) and its calls'
  * material (`learn-calls.json`: written once, when the run starts); and where the list of past dsh conversations
- * runs learned is kept (`learn-past.txt`, read and written by learn-past-file.ts). The first two are written whole
- * to a temporary name and renamed over the old one, so a crash leaves the old file or the new one, never half of
- * either, and is readable by the user alone. Reading is bounded (a size cap, then JSON.parse of at most that) and checks every field: a file
- * that is not what this module wrote reads as no run. It lives with the store, the one room that touches the data's
- * files; the run itself is lib/learn/run/runner.ts's. It never calls the model and never writes the memory.
+ * runs learned is kept (`learn-past.txt`, read and written by learn-past-file.ts). Both are written to a temporary
+ * name and renamed over the old one, so a crash leaves the old file or the new one, never half of either, and are
+ * readable by the user alone. The calls (up to 5,000 of 6,000 characters: 30 million characters, up to 90 MB as
+ * UTF-8) are written and read a line a call, a piece at a time, the host's loop free between two pieces: made in one
+ * piece, their JSON held the loop for half a second at rest and stood beside the calls as a second copy, three times
+ * their size in bytes. Reading is bounded (a size cap, then a line at a time) and checks every field and that the
+ * calls are those of the head's run: a file that is not what this module wrote for that run reads as no calls. It
+ * lives with the store, the one room that touches the data's files; the run itself is lib/learn/run/runner.ts's. It
+ * never calls the model and never writes the memory.
  */
-import { readFile, rm, stat } from 'node:fs/promises'
-import { dirname, join } from 'node:path'
+import { createReadStream, type ReadStream } from 'node:fs'
+import { open, readdir, readFile, rename, rm, stat } from 'node:fs/promises'
+import { basename, dirname, join } from 'node:path'
+import { createInterface } from 'node:readline'
 import writeFileAtomic from 'write-file-atomic'
 import { syncDir } from './db/avatars.ts'
 import { FILE_MODE, makePrivateDir } from './db/private-files.ts'
@@ -47,6 +53,8 @@ export interface RunHead {
 /** Bytes of the calls file at most: the most calls a run takes at the extraction's widest excerpt, in UTF-8. */
 const CALLS_BYTES = 256 * 1024 * 1024
 const HEAD_BYTES = 64 * 1024
+/** Characters of the calls file written in one piece (a few milliseconds of JSON on an idle machine). */
+const PIECE_CHARS = 200_000
 
 /** The files of the run of the data in `dataFile`'s directory, and the list of past conversations runs learned. */
 export function runFiles(dataFile: string): RunFiles {
@@ -101,24 +109,94 @@ export async function readHead(path: string): Promise<RunHead | undefined> {
   return v as RunHead
 }
 
-/** The run's calls as this module wrote them; undefined for no file or anything else. */
-export async function readCalls(path: string): Promise<RunCall[] | undefined> {
-  const v = await readCapped(path, CALLS_BYTES)
-  if (!Array.isArray(v)) return undefined
-  const ok = v.every(
-    (c: Partial<RunCall> | null) =>
-      typeof c === 'object' &&
-      c !== null &&
-      str(c.material) &&
-      str(c.title) &&
-      count(c.at) &&
-      str(c.service) &&
-      (c.session === undefined || str(c.session)),
+/** Whether `c` is a call as this module writes it. */
+function isCall(c: Partial<RunCall> | null): c is RunCall {
+  return (
+    typeof c === 'object' &&
+    c !== null &&
+    str(c.material) &&
+    str(c.title) &&
+    count(c.at) &&
+    str(c.service) &&
+    (c.session === undefined || str(c.session))
   )
-  return ok ? (v as RunCall[]) : undefined
+}
+
+/**
+ * Write run `run`'s calls to `path`: its first line names the run and how many calls it holds, then a line a call,
+ * written to a private temporary file a piece at a time (the loop turns while the disk writes each), flushed, and
+ * renamed over the old file, the rename made durable. A temporary file a killed dsh left is removed first (it holds
+ * the user's words, kept no longer than needed); one another dsh is writing at that moment fails its rename, and
+ * that start is refused (one run per data).
+ */
+export async function writeCalls(path: string, run: string, calls: readonly RunCall[]): Promise<void> {
+  const dir = dirname(path)
+  makePrivateDir(dir)
+  await dropTemporaries(path)
+  const temp = `${path}.${process.pid}.tmp`
+  const file = await open(temp, 'w', FILE_MODE)
+  try {
+    let piece = `${JSON.stringify({ run, total: calls.length })}\n`
+    for (const call of calls) {
+      const line = `${JSON.stringify(call)}\n`
+      if (piece.length + line.length > PIECE_CHARS) {
+        await file.write(piece)
+        piece = ''
+      }
+      piece += line
+    }
+    await file.write(piece)
+    await file.sync()
+  } catch (error) {
+    await file.close()
+    await rm(temp, { force: true })
+    throw error
+  }
+  await file.close()
+  await rename(temp, path)
+  await syncDir(dir)
+}
+
+/** Remove the temporary files of calls files a write left behind. */
+async function dropTemporaries(path: string): Promise<void> {
+  const name = basename(path)
+  const left = (await readdir(dirname(path))).filter((f) => f.startsWith(`${name}.`) && f.endsWith('.tmp'))
+  await Promise.all(left.map((f) => rm(join(dirname(path), f), { force: true })))
+}
+
+/**
+ * Run `run`'s calls as this module wrote them (`total` of them), read a line at a time; undefined for no file, a file
+ * past the cap, one of another run, or anything else.
+ */
+export async function readCalls(path: string, run: string, total: number): Promise<RunCall[] | undefined> {
+  let input: ReadStream | undefined
+  try {
+    if ((await stat(path)).size > CALLS_BYTES) return undefined
+    input = createReadStream(path, { encoding: 'utf8' })
+    const lines = createInterface({ input, crlfDelay: Infinity })
+    const calls: RunCall[] = []
+    let named = false
+    for await (const line of lines) {
+      if (!named) {
+        const head = JSON.parse(line) as { run?: unknown; total?: unknown } | null
+        if (head?.run !== run || head.total !== total) return undefined
+        named = true
+        continue
+      }
+      const call = JSON.parse(line) as Partial<RunCall> | null
+      if (calls.length === total || !isCall(call)) return undefined
+      calls.push(call)
+    }
+    return named && calls.length === total ? calls : undefined
+  } catch {
+    return undefined
+  } finally {
+    input?.destroy()
+  }
 }
 
 /** Remove the calls file of a run that ended (its material is the user's conversations, kept no longer than needed). */
 export async function dropCalls(path: string): Promise<void> {
   await rm(path, { force: true })
+  await dropTemporaries(path).catch(() => undefined)
 }

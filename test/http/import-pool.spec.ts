@@ -44,7 +44,7 @@ const parsedBack = async (read: HeldRead) => {
   if (!read.ok) throw new Error(`the export was refused: ${read.error.key}`)
   const held = read.export.conversations
   const list: LearnConversation[] = []
-  for await (const c of held.parsed(Array.from({ length: held.length }, (_, i) => i))) list.push(c)
+  for await (const slice of held.parsed(Array.from({ length: held.length }, (_, i) => i))) list.push(...slice)
   return list
 }
 /** A refusal as the settings page words it, in Chinese and in English. */

@@ -44,6 +44,7 @@ beforeEach(async () => {
     files: runFiles(store.file),
     excerptChars: DEFAULT_CONFIG.memory.excerptChars,
     defaultRoute: () => undefined,
+    quiet: async () => undefined,
     ask: async (_route, prompt) => {
       asked.push(prompt)
       throw new Error('no model in this spec')

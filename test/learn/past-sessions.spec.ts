@@ -69,7 +69,7 @@ it('takes the past conversations as the source the pick, plan and provenance rea
   if (typeof picked === 'string') throw new Error(picked)
   expect(picked.service).toBe('dsh')
   const origins: string[] = []
-  for await (const c of picked.picked) origins.push(learnedOrigin(picked.service, c))
+  for await (const slice of picked.picked) for (const c of slice) origins.push(learnedOrigin(picked.service, c))
   expect(origins[0]).toMatch(/^dsh, \d{4}-\d{2}-\d{2}$/)
 })
 

@@ -6,7 +6,7 @@
  * lib/http/import-pool.ts) and never writes the store.
  */
 import type { ExportService, LearnConversation } from '../conversation.ts'
-import { holdConversations, type HeldExport, type HeldRead } from '../export-parts.ts'
+import { holdConversations, type ConversationSlices, type HeldExport, type HeldRead } from '../export-parts.ts'
 import { selectConversations } from '../select.ts'
 import { Slices } from '../slices.ts'
 import { planLearning } from './plan.ts'
@@ -27,12 +27,12 @@ export function knownOf(state: State, into: LearnPick['into']): KnownFact[] | un
 export type Unplanned = 'no-export' | 'no-profile' | 'memory-off'
 
 /**
- * What a pick chooses: the export's service, the conversations picked (parsed as they are walked), how many and their
+ * What a pick chooses: the export's service, the conversations picked (parsed as they are walked, a slice a step), how many and their
  * messages, and the facts the learning memory holds.
  */
 export interface Picked {
   service: ExportService
-  picked: AsyncIterable<LearnConversation>
+  picked: ConversationSlices
   conversations: number
   messages: number
   known: KnownFact[]

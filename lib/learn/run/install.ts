@@ -14,11 +14,24 @@ import { ANSWER_TOKENS } from './plan.ts'
 import { runFiles } from '../../store/learn-run-file.ts'
 import { LearnRunner } from './runner.ts'
 
-/** Install the learning run on `ctx` (which has the host's `llm`); the routes reach it through the returned runner. */
-export function installLearn(ctx: Context, store: ProfileStore, config: Config, log: Log): LearnRunner {
+/** No turns followed (a host without conversations, as the settings page's specs mount it): nothing to wait for. */
+const NO_TURNS = { settled: async () => undefined }
+
+/**
+ * Install the learning run on `ctx` (which has the host's `llm`), its calls sent between the turns `turns` follows
+ * (lib/sync/turn-quiet.ts); the routes reach it through the returned runner.
+ */
+export function installLearn(
+  ctx: Context,
+  store: ProfileStore,
+  config: Config,
+  log: Log,
+  turns: { settled(maxMs?: number, signal?: AbortSignal): Promise<void> } = NO_TURNS,
+): LearnRunner {
   const runner = new LearnRunner({
     store,
     log,
+    quiet: (signal) => turns.settled(undefined, signal),
     files: runFiles(store.file),
     excerptChars: config.memory.excerptChars,
     defaultRoute: () => defaultRoute(ctx),

@@ -11,6 +11,7 @@
 import { EXTRACTION_SYSTEM, extractionRequest, type KnownFact } from '../../memory/job.ts'
 import { approxTokens } from '../../prompt/tokens.ts'
 import type { LearnConversation } from '../conversation.ts'
+import type { ConversationSlices } from '../export-parts.ts'
 import { Slices } from '../slices.ts'
 
 /** Characters of one assistant message kept as context: enough for the question the user answered. */
@@ -87,11 +88,12 @@ export function materialParts(c: LearnConversation, limit: number): string[] {
 }
 
 /**
- * The plan of learning from `conversations` (walked once) with calls of at most `limit` characters, `known` shown to
- * each; the requests built are counted in `slices` (those the walk parses in, when it is the same).
+ * The plan of learning from `conversations` (walked once: a list in one piece, or a walk a slice at a time) with
+ * calls of at most `limit` characters, `known` shown to each; the requests built are counted in `slices` (those the
+ * walk parses in, when it is the same: a slice then ends early when its requests are long).
  */
 export async function planLearning(
-  conversations: AsyncIterable<LearnConversation> | Iterable<LearnConversation>,
+  conversations: Iterable<LearnConversation> | ConversationSlices,
   limit: number,
   known: readonly KnownFact[] = [],
   slices = new Slices(),
@@ -100,14 +102,16 @@ export async function planLearning(
   let inputTokens = 0
   const system = approxTokens(EXTRACTION_SYSTEM)
   let conversation = 0
-  for await (const c of conversations) {
-    for (const [part, material] of materialParts(c, limit).entries()) {
-      const prompt = extractionRequest(material, known).prompt
-      calls.push({ conversation, part, material })
-      inputTokens += system + approxTokens(prompt)
-      await slices.spend(prompt.length)
+  const walk = Symbol.asyncIterator in conversations ? conversations : [conversations]
+  for await (const slice of walk)
+    for (const c of slice) {
+      for (const [part, material] of materialParts(c, limit).entries()) {
+        const prompt = extractionRequest(material, known).prompt
+        calls.push({ conversation, part, material })
+        inputTokens += system + approxTokens(prompt)
+        slices.spend(prompt.length)
+      }
+      conversation++
     }
-    conversation++
-  }
   return { calls, inputTokens, outputTokens: calls.length * ANSWER_TOKENS }
 }

@@ -3,6 +3,7 @@
  * (each within the extraction's bound of characters and shown the facts the learning memory holds now), each answer's
  * facts added at once as suggestions carrying the run's id (`memory.learn`), and the progress kept on disk after each
  * answered call (lib/store/learn-run-file.ts), so a dsh that stops mid-run resumes at the first call not answered.
+ * A call waits for the conversations' turns under way to end: a run never slows a turn.
  * One run at a time per data: a second start is refused while one runs or waits paused. Pause and cancel take effect once the call out
  * is answered (what it cost is kept); a failed call or an answer that is no answer stops the run with nothing written
  * for that call, and resuming sends it again. It never throws into the host: every failure is a state and a log line.
@@ -23,6 +24,7 @@ import {
   dropCalls,
   readCalls,
   readHead,
+  writeCalls,
   writeWhole,
   type RunCall,
   type RunFiles,
@@ -44,6 +46,11 @@ export interface RunnerDeps {
   defaultRoute(): ModelRoute | undefined
   /** Characters of material one call reads (the extraction's `excerptChars`). */
   excerptChars: number
+  /**
+   * Resolves once no conversation's turn is under way (or the turns have run long enough, or `signal` aborts): a call
+   * and the facts it writes wait for it, so a run never shares the model and the store with a turn.
+   */
+  quiet(signal: AbortSignal): Promise<void>
 }
 
 /** Whether process `pid` is alive (a signal 0 probes without sending anything). */
@@ -155,7 +162,7 @@ export class LearnRunner {
       pid: process.pid,
     }
     try {
-      await writeWhole(this.#deps.files.calls, JSON.stringify(calls))
+      await writeCalls(this.#deps.files.calls, head.id, calls)
       await writeWhole(this.#deps.files.head, JSON.stringify(head))
     } catch (error) {
       throw new StoreError('io', `the learning run could not be kept on disk: ${errorText(error)}`)
@@ -168,20 +175,21 @@ export class LearnRunner {
 
   /**
    * The calls of `picked`: each conversation parsed as it is reached (a slice at a time) and let go once cut; the cut
-   * stops at the first call past the limit (a pick of a whole export need not be cut and held to be refused).
+   * stops at the first slice that takes it past the limit (a pick of a whole export need not be cut and held to be refused).
    */
   async #cut(picked: Picked): Promise<RunCall[]> {
     const calls: RunCall[] = []
-    for await (const c of picked.picked) {
-      for (const material of materialParts(c, this.#deps.excerptChars))
-        calls.push({
-          material,
-          service: picked.service,
-          title: c.title,
-          at: conversationTime(c),
-          // A past dsh conversation is remembered as learned once its last call is answered (see #one).
-          ...(picked.service === 'dsh' ? { session: c.id } : {}),
-        })
+    for await (const slice of picked.picked) {
+      for (const c of slice)
+        for (const material of materialParts(c, this.#deps.excerptChars))
+          calls.push({
+            material,
+            service: picked.service,
+            title: c.title,
+            at: conversationTime(c),
+            // A past dsh conversation is remembered as learned once its last call is answered (see #one).
+            ...(picked.service === 'dsh' ? { session: c.id } : {}),
+          })
       if (calls.length > MAX_RUN_CALLS) break
     }
     return calls
@@ -252,7 +260,7 @@ export class LearnRunner {
 
   async #drive(): Promise<void> {
     const h = this.#head!
-    this.#calls ??= await readCalls(this.#deps.files.calls)
+    this.#calls ??= await readCalls(this.#deps.files.calls, h.id, h.total)
     const calls = this.#calls
     if (calls === undefined || calls.length !== h.total) {
       await this.#fail('disk')
@@ -271,6 +279,9 @@ export class LearnRunner {
   /** Send one call and keep what it found; false when the run stopped (a failure, or the plugin unloading). */
   async #one(h: RunHead, calls: readonly RunCall[]): Promise<boolean> {
     const { store } = this.#deps
+    await this.#deps.quiet(this.#stop.signal)
+    // Paused or canceled while a turn ran: nothing is sent.
+    if (h.state !== 'running' || this.#stop.signal.aborted) return true
     const call = calls[h.next]!
     const state = store.state
     const known = knownOf(state, h.into)

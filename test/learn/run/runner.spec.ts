@@ -20,6 +20,7 @@ import { SPINE_MODEL } from '../../support/spine.ts'
 import { claudeExport, exportZip } from '../../support/learn-exports.ts'
 import { runFiles } from '../../../lib/store/learn-run-file.ts'
 import { readLearned } from '../../../lib/store/learn-past-file.ts'
+import { TurnQuiet } from '../../../lib/sync/turn-quiet.ts'
 
 let h: Harness
 afterEach(async () => {
@@ -32,7 +33,9 @@ async function install(): Promise<{ runner: LearnRunner; unload: () => Promise<v
   const fork = h.ctx.plugin({
     name: `ap-learn-${Math.random()}`,
     apply: (ctx: Context) => {
-      runner = installLearn(ctx, h.store, h.config, h.log)
+      const quiet = new TurnQuiet()
+      quiet.watch(ctx)
+      runner = installLearn(ctx, h.store, h.config, h.log, quiet)
     },
   })
   await fork
@@ -194,6 +197,59 @@ describe('the learning run', () => {
     expect(started[1]).toMatchObject({ reason: { code: 'conflict', rule: 'learn.running' } })
     await h.model.until('extract', 1)
     expect(runner.status().run).toMatchObject({ state: 'running', total: 3 })
+    await unload()
+  })
+
+  it("writes a large run's calls at its start a piece at a time, and a restart resumes them", async () => {
+    h = await boot()
+    const first = await install()
+    // 300 calls of 6,000 characters: their JSON in one piece would be a string of 1.8 million characters.
+    const said = '我住在青岛，每天早上沿着海边跑步。'.repeat(400)
+    const conversations = Array.from({ length: 300 }, (_, i) => ({
+      id: `c${i}`,
+      title: `去青岛 ${i}`,
+      at: Date.UTC(2025, 2, 14),
+      messages: [{ role: 'user' as const, text: `${i} ${said}`.slice(0, 5990), at: Date.UTC(2025, 2, 14) }],
+    }))
+    const learn = new LearnExports()
+    learn.take({ ok: true, export: { service: 'chatgpt', conversations: holdConversations(conversations) } })
+    h.model.script('extract', { text: '无' }, { stall: true })
+    const stringify = vi.spyOn(JSON, 'stringify')
+    await first.runner.start(await chosen(learn), PICK)
+    const longest = Math.max(...stringify.mock.results.map((r) => String(r.value).length))
+    stringify.mockRestore()
+    expect(longest).toBeLessThan(100_000)
+    await h.model.until('extract', 2)
+    await first.unload()
+    const sent = h.model.of('extract').map((s) => material(s.prompt))
+    expect(sent[1]).toContain('用户：1 我住在青岛')
+    h.model.script('extract', { stall: true })
+    const second = await install()
+    await h.model.until('extract', 3)
+    expect(material(h.model.of('extract')[2]!.prompt)).toBe(sent[1])
+    expect(second.runner.status().run).toMatchObject({ state: 'running', done: 1, total: 300 })
+    await second.unload()
+  })
+
+  it("sends no call while a conversation's turn is under way, and goes on once it ends", async () => {
+    h = await boot()
+    const { runner, unload } = await install()
+    const agent = await h.conversation('s-turn')
+    const seen: string[] = []
+    let release = () => {}
+    const gate = new Promise<void>((resolve) => (release = resolve))
+    h.model.script('turn', { gate, text: '好的' })
+    h.model.script('extract', { reply: () => (seen.push('call'), '无') }, { reply: () => (seen.push('call'), '无') })
+    const turn = h.turn(agent, '你好')
+    await h.model.until('turn', 1)
+    await runner.start(await chosen(exportOf(2)), PICK)
+    // Give the run every chance to send while the turn runs (it would within milliseconds).
+    await h.model.until('extract', 1, 1500).catch(() => undefined)
+    seen.push('turn ends')
+    release()
+    await turn
+    await until(runner, 'done')
+    expect(seen).toEqual(['turn ends', 'call', 'call'])
     await unload()
   })
 
