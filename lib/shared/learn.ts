@@ -127,6 +127,11 @@ export interface LearnRunStatus {
   /** Model calls answered, of `total`. */
   done: number
   total: number
+  /**
+   * Conversations done (every call of theirs answered), of those the run learns: what the bar counts. A run kept by
+   * a version of before has none; the page counts its calls then.
+   */
+  conversations?: { done: number; total: number }
   /** Suggestions the run added so far. */
   facts: number
   failure?: LearnFailure

@@ -31,6 +31,11 @@ export interface RunCall {
   at: number
   /** The past dsh conversation (session id) it reads, for a run over the user's own past conversations. */
   session?: string
+  /**
+   * Which of the run's conversations it reads (0 for the first one that has calls, then 1, …): the page counts
+   * conversations done, not calls. Calls a run kept before this was written have none.
+   */
+  conversation?: number
 }
 
 /** A run's head and progress. */
@@ -44,6 +49,12 @@ export interface RunHead {
   /** Calls answered: the next call to send is `calls[next]`. */
   next: number
   total: number
+  /**
+   * The run's conversations that have calls, and how many of them are done (every call answered): what the page
+   * shows. A head written before these were kept has neither, and the page shows calls instead.
+   */
+  conversations?: number
+  conversationsDone?: number
   facts: number
   failure?: LearnFailure
   /** The process running it, so a second dsh on the same data does not run it too. */
@@ -102,11 +113,18 @@ export async function readHead(path: string): Promise<RunHead | undefined> {
   const v = (await readCapped(path, HEAD_BYTES)) as Partial<RunHead> | undefined
   if (typeof v !== 'object' || v === null || !str(v.id) || !STATES.includes(v.state as LearnRunState)) return undefined
   if (!count(v.next) || !count(v.total) || !count(v.facts) || !count(v.pid) || v.next > v.total) return undefined
+  if (!conversationsOk(v)) return undefined
   const into = v.into as Record<string, unknown> | undefined
   if (into?.user !== true && !str(into?.profileId)) return undefined
   if (!str(v.route?.provider) || !str(v.route.model) || !(SERVICES as readonly unknown[]).includes(v.service))
     return undefined
   return v as RunHead
+}
+
+/** Whether a head's conversation counts are both absent (a head of before they were kept) or both counts in order. */
+function conversationsOk(v: Partial<RunHead>): boolean {
+  if (v.conversations === undefined && v.conversationsDone === undefined) return true
+  return count(v.conversations) && count(v.conversationsDone) && v.conversationsDone <= v.conversations
 }
 
 /** Whether `c` is a call as this module writes it. */
@@ -118,7 +136,8 @@ function isCall(c: Partial<RunCall> | null): c is RunCall {
     str(c.title) &&
     count(c.at) &&
     str(c.service) &&
-    (c.session === undefined || str(c.session))
+    (c.session === undefined || str(c.session)) &&
+    (c.conversation === undefined || count(c.conversation))
   )
 }
 

@@ -114,8 +114,20 @@ export class LearnRunner {
   static #reply(h: RunHead | undefined): LearnRunReply {
     if (h === undefined) return {}
     const { id, state, into, service, next, total, facts, failure } = h
+    const conversations =
+      h.conversations === undefined ? {} : { conversations: { done: h.conversationsDone ?? 0, total: h.conversations } }
     return {
-      run: { id, state, into, service, done: next, total, facts, ...(failure === undefined ? {} : { failure }) },
+      run: {
+        id,
+        state,
+        into,
+        service,
+        done: next,
+        total,
+        ...conversations,
+        facts,
+        ...(failure === undefined ? {} : { failure }),
+      },
     }
   }
 
@@ -158,6 +170,8 @@ export class LearnRunner {
       state: 'running',
       next: 0,
       total: calls.length,
+      conversations: (calls.at(-1)?.conversation ?? -1) + 1,
+      conversationsDone: 0,
       facts: 0,
       pid: process.pid,
     }
@@ -179,8 +193,10 @@ export class LearnRunner {
    */
   async #cut(picked: Picked): Promise<RunCall[]> {
     const calls: RunCall[] = []
+    let conversation = 0
     for await (const slice of picked.picked) {
-      for (const c of slice)
+      for (const c of slice) {
+        const before = calls.length
         for (const material of materialParts(c, this.#deps.excerptChars))
           calls.push({
             material,
@@ -189,7 +205,11 @@ export class LearnRunner {
             at: conversationTime(c),
             // A past dsh conversation is remembered as learned once its last call is answered (see #one).
             ...(picked.service === 'dsh' ? { session: c.id } : {}),
+            conversation,
           })
+        // A conversation with no words of the user's takes no call, and is not one the run counts.
+        if (calls.length > before) conversation++
+      }
       if (calls.length > MAX_RUN_CALLS) break
     }
     return calls
@@ -319,6 +339,8 @@ export class LearnRunner {
       }
     }
     h.next++
+    // The next call's conversation is the first not done (the calls run in conversation order); none left: all done.
+    if (h.conversations !== undefined) h.conversationsDone = calls[h.next]?.conversation ?? h.conversations
     await this.#save()
     if (call.session !== undefined && calls[h.next]?.session !== call.session) await this.#learned(call.session, h.id)
     return true

@@ -6,6 +6,7 @@
  * answered; a second run is refused while one is under way; a past dsh conversation is remembered as learned once
  * its last call is answered.
  */
+import { readFile, writeFile } from 'node:fs/promises'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import type { Context } from '@deepseek-ai/cordis'
 import { installLearn } from '../../../lib/learn/run/install.ts'
@@ -83,7 +84,7 @@ describe('the learning run', () => {
     const started = await runner.start(await chosen(learn), PICK)
     expect(started.run).toMatchObject({ state: 'running', total: 3, done: 0 })
     await until(runner, 'done')
-    expect(runner.status().run).toMatchObject({ done: 3, total: 3, facts: 2 })
+    expect(runner.status().run).toMatchObject({ done: 3, total: 3, conversations: { done: 3, total: 3 }, facts: 2 })
     const items = userItems()
     expect(items.map((it) => it.text)).toEqual(['住在青岛', '养了一只猫'])
     const id = runner.status().run!.id
@@ -184,6 +185,39 @@ describe('the learning run', () => {
     expect(after.slice(sent.length)).not.toContain(sent[0])
     expect(second.runner.status().run).toMatchObject({ done: 3, total: 3, facts: 2 })
     expect(userItems().map((it) => it.text)).toEqual(['住在青岛', '养了一只猫'])
+  })
+
+  it('resumes a run kept before conversations were counted, and counts its calls', async () => {
+    h = await boot()
+    const first = await install()
+    h.model.script('extract', { text: '无' }, { stall: true })
+    await first.runner.start(await chosen(exportOf(3)), PICK)
+    await h.model.until('extract', 2)
+    await first.unload()
+    // The files as the version before wrote them: no conversation on a call, no count of them on the head.
+    const files = runFiles(h.store.file)
+    const { conversations, conversationsDone, ...head } = JSON.parse(await readFile(files.head, 'utf8')) as Record<
+      string,
+      unknown
+    >
+    expect([conversations, conversationsDone]).toEqual([3, 1])
+    await writeFile(files.head, JSON.stringify(head))
+    const lines = (await readFile(files.calls, 'utf8')).trimEnd().split('\n')
+    const old = lines.map((line, i) => {
+      if (i === 0) return line
+      const { conversation, ...call } = JSON.parse(line) as Record<string, unknown>
+      expect(conversation).toBe(i - 1)
+      return JSON.stringify(call)
+    })
+    await writeFile(files.calls, `${old.join('\n')}\n`)
+    h.model.script('extract', { text: '无' }, { text: '无' })
+    const second = await install()
+    await until(second.runner, 'done')
+    expect(h.model.of('extract')).toHaveLength(4)
+    const run = second.runner.status().run
+    expect(run).toMatchObject({ done: 3, total: 3 })
+    expect(run?.conversations).toBeUndefined()
+    await second.unload()
   })
 
   it('refuses a second start made while the first one still cuts its pick: one run, one set of calls', async () => {

@@ -1,7 +1,7 @@
 /**
  * The learning run in the "learn from ChatGPT or Claude" section: the button that starts it from the pick (once its
- * cost was shown), a progress bar while it runs (model calls answered of all, suggestions found, read out by screen
- * readers), pause, resume and cancel, why it stopped, and "undo this import". Its state is use-learn-run.ts's.
+ * cost was shown), a progress bar while it runs (conversations done of all, suggestions found, read out by screen
+ * readers; a run kept by a version that did not count conversations counts its model calls), pause, resume and cancel, why it stopped, and "undo this import". Its state is use-learn-run.ts's.
  */
 import type { ReactNode } from 'react'
 import type { LearnPick, LearnRunStatus } from '../../../shared/learn.ts'
@@ -12,14 +12,16 @@ import { useLearnRun, type LearnRunState } from './use-learn-run.ts'
 
 /** The bar and the words of a run's progress. */
 function Progress({ t, run }: { t: T; run: LearnRunStatus }): ReactNode {
-  const text = t('learn.run.progress', { done: run.done, total: run.total, facts: run.facts })
+  const { done, total } = run.conversations ?? run
+  const key = run.conversations === undefined ? 'learn.run.progressCalls' : 'learn.run.progress'
+  const text = t(key, { done, total, facts: run.facts })
   const label = t(`learn.run.${run.state}`)
   return (
     <div className="ap-io-progress" data-ap-learn-run={run.state}>
       <ProgressBar
         label={label}
-        done={run.done}
-        total={run.total}
+        done={done}
+        total={total}
         text={text}
         {...(run.failure === undefined ? {} : { more: t(`learn.run.failure.${run.failure}`) })}
       />

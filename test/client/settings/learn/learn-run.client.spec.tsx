@@ -1,7 +1,7 @@
 /**
  * The learning run in "Learn from ChatGPT or Claude" (lib/client/settings/learn/LearnRun.tsx) with real React on the
  * real routes, store, import worker and learning run, its calls answered by a scripted model behind the real dsh
- * model service: once the cost is shown the user starts it, sees the progress bar (calls answered of all, suggestions
+ * model service: once the cost is shown the user starts it, sees the progress bar (conversations done of all, suggestions
  * found), pauses and resumes it, and undoes the import, which takes away every suggestion it brought. A section
  * opened before a run was started elsewhere (another tab, another dsh on the same home) shows that run once the push
  * channel tells of its first suggestions, without being opened again.
@@ -47,7 +47,7 @@ describe('the learning run on the page', () => {
     )
     await click(button('Start learning', page))
     await until(() => bar(page) !== null)
-    expect(runText(page)).toBe('Learning… · model calls answered: 0 of 3; suggestions found: 0')
+    expect(runText(page)).toBe('Learning… · conversations 0 of 3; suggestions found: 0')
     expect(bar(page)!.getAttribute('aria-valuemax')).toBe('3')
     await click(button('Pause', page))
     await until(() => runText(page).startsWith('Paused'))
@@ -59,7 +59,7 @@ describe('the learning run on the page', () => {
     await click(button('Resume', page))
     await until(() => runText(page).startsWith('Done'), 30_000)
     expect(runText(page)).toBe(
-      'Done: approve the suggestions in the memory list · model calls answered: 3 of 3; suggestions found: 2',
+      'Done: approve the suggestions in the memory list · conversations 3 of 3; suggestions found: 2',
     )
     expect(userItemsOf(spec.h.store.state).map((it) => [it.text, it.pending])).toEqual([
       ['住在青岛', true],
@@ -69,6 +69,49 @@ describe('the learning run on the page', () => {
     // The page says so once the command's reply is in; the store changes a moment before it.
     await until(() => text(page).includes('Undone: 2 memories from this import were taken away'))
     expect(userItemsOf(spec.h.store.state)).toEqual([])
+  })
+})
+
+describe('the progress in conversations', () => {
+  it('counts a conversation done once its last call is answered, not at its first', async () => {
+    const page = await open()
+    // Two conversations; the first says more than one call reads: three calls in all.
+    const conversations = claudeExport(2, 4).conversations as { chat_messages: Record<string, unknown>[] }[]
+    const long = `我每天早上去海边跑步。${'很长的一段话。'.repeat(1000)}`
+    Object.assign(conversations[0]!.chat_messages[0]!, { text: long, content: [{ type: 'text', text: long }] })
+    await chooseFile(
+      page.querySelector<HTMLInputElement>('.ap-learn-export input[type="file"]')!,
+      zipFile(conversations),
+    )
+    await until(() => page.querySelector('[data-ap-learn-plan]') !== null)
+    await chooseModel(page)
+    await click(button('Show what it costs', page))
+    await until(() => text(page.querySelector('[data-ap-learn-plan]') ?? page).includes('3 model calls'))
+    let second!: () => void
+    let third!: () => void
+    const secondHeld = new Promise<void>((r) => (second = r))
+    const thirdHeld = new Promise<void>((r) => (third = r))
+    spec.h.model.script(
+      'extract',
+      { text: '- [用户] 住在青岛' },
+      { gate: secondHeld, text: '无' },
+      { gate: thirdHeld, text: '无' },
+    )
+    await click(button('Start learning', page))
+    // The first call of the long conversation is answered: that conversation is not done yet.
+    await until(() => runText(page).includes('suggestions found: 1'), 10_000)
+    expect(runText(page)).toBe('Learning… · conversations 0 of 2; suggestions found: 1')
+    expect(bar(page)!.getAttribute('aria-valuemax')).toBe('2')
+    expect(bar(page)!.getAttribute('aria-valuenow')).toBe('0')
+    second()
+    await until(() => runText(page).includes('conversations 1 of 2'), 10_000)
+    expect(runText(page)).toBe('Learning… · conversations 1 of 2; suggestions found: 1')
+    expect(bar(page)!.getAttribute('aria-valuenow')).toBe('1')
+    third()
+    await until(() => runText(page).startsWith('Done'), 30_000)
+    expect(runText(page)).toBe(
+      'Done: approve the suggestions in the memory list · conversations 2 of 2; suggestions found: 1',
+    )
   })
 })
 
@@ -113,7 +156,7 @@ describe('a run started elsewhere', () => {
       change: { profiles: [], memory: [], removed: [], sessions: [], user: 1 },
     })
     await until(() => bar(page) !== null, 5_000)
-    expect(runText(page)).toBe('Learning… · model calls answered: 1 of 3; suggestions found: 1')
+    expect(runText(page)).toBe('Learning… · conversations 1 of 3; suggestions found: 1')
     expect(button('Pause', page)).toBeDefined()
     release()
     await until(() => runText(page).startsWith('Done'), 30_000)
@@ -134,7 +177,7 @@ describe('a run started elsewhere', () => {
     await startElsewhere()
     await vi.advanceTimersByTimeAsync(15_000)
     await until(() => bar(page) !== null, 5_000)
-    expect(runText(page)).toBe('Learning… · model calls answered: 0 of 3; suggestions found: 0')
+    expect(runText(page)).toBe('Learning… · conversations 0 of 3; suggestions found: 0')
     release()
     await until(() => runText(page).startsWith('Done'), 30_000)
   }, 60_000)
