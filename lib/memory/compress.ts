@@ -9,8 +9,7 @@
  */
 import type { Context } from '@deepseek-ai/cordis'
 import type { Config } from '../config/config.ts'
-import { LIMITS, memoryChars, type Memory, type MemoryItem, type Profile, type State } from '../state/model.ts'
-import { readOnce } from '../state/lazy-list.ts'
+import { LIMITS, memoryChars, type MemoryItem, type Profile, type State } from '../state/model.ts'
 import {
   CONTROL_CHAR,
   classifyLine,
@@ -165,14 +164,6 @@ function grew(before: State, p: Profile): boolean {
   return p.memory.items.some((it) => !seen.has(it.id) && it.source !== 'compress')
 }
 
-/**
- * Characters of `m` as {@link memoryChars} counts them, its items read once and let go when they are on disk: a check
- * of the threshold (after an import filled a profile, say) must not read a profile's whole list into the state.
- */
-function charsOf(m: Memory): number {
-  return memoryChars({ ...m, items: readOnce(m.items) })
-}
-
 /** What one run sends: the memory items condensed (in memory order) and their characters with the summary. */
 interface Batch {
   sources: MemoryItem[]
@@ -260,7 +251,7 @@ class CompressJob {
         p.memoryEnabled &&
         was.get(p.id) !== p.memory &&
         !isFilling(this.#store, p.id) &&
-        charsOf(p.memory) > compressAt &&
+        memoryChars(p.memory) > compressAt &&
         grew(before, p),
     )
     if (due.length === 0) return
@@ -273,7 +264,7 @@ class CompressJob {
   /** An import finished filling profile `id`: it is compressed now if it grew past the threshold. */
   #filled(id: string): void {
     const p = this.#store.state.profiles.find((x) => x.id === id)
-    if (p === undefined || !p.memoryEnabled || charsOf(p.memory) <= this.#config.memory.compressAt) return
+    if (p === undefined || !p.memoryEnabled || memoryChars(p.memory) <= this.#config.memory.compressAt) return
     this.#runner.later(0, () => this.#runner.request(id, undefined))
   }
 
@@ -294,7 +285,7 @@ class CompressJob {
     // Asked for before an import started filling it: the fill's end asks again.
     if (isFilling(this.#store, profileId)) return undefined
     const p = this.#store.state.profiles.find((x) => x.id === profileId)
-    if (!p || !p.memoryEnabled || charsOf(p.memory) <= this.#config.memory.compressAt) return undefined
+    if (!p || !p.memoryEnabled || memoryChars(p.memory) <= this.#config.memory.compressAt) return undefined
     const done: Done = (rest) => ({ job: 'compress', profileId, at: started, ms: Date.now() - started, ...rest })
     // Data this version may not write (a newer version made it): nothing would be stored, so the model is not asked.
     const readOnly = this.#store.readOnly
@@ -317,8 +308,7 @@ class CompressJob {
     const inputCap = this.#config.memory.compressAt * 2
     const sources: MemoryItem[] = []
     let chars = p.memory.summary.length
-    // Read once when on disk: a run that stores nothing (a failed or refused answer) leaves the list there.
-    for (const it of readOnce(p.memory.items)) {
+    for (const it of p.memory.items) {
       if (it.pinned === true || it.pending === true || it.archived === true) continue
       if (chars + it.text.length > inputCap && sources.length > 0) break
       sources.push(it)

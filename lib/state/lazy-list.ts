@@ -44,7 +44,7 @@ export interface CoreWant<T> {
 
 /** Where a lazy list's rows come from. */
 export interface LazySource<T> {
-  /** Every element, in order, as the rows hold them now (once per list for the state; see readOnce). */
+  /** Every element, in order (called at most once per list). */
   load(): T[]
   /** What the memory items hold by kind, without reading them into the state (memory lists only). */
   tally?(): ItemTally
@@ -167,20 +167,6 @@ export function itemTally(items: readonly Flagged[]): ItemTally {
   const tally = { items: items.length, archived, pending }
   if (lazy !== undefined || Object.isFrozen(items)) tallies.set(items, tally)
   return tally
-}
-
-/**
- * The elements of `list` for a reader that looks once and lets go (a background job's pass over a profile's memory):
- * a lazy list not read yet is read from its rows and not kept, so it stays on disk; any other list is itself. A list
- * read into the state stays as long as the state holds it: a threshold check of memory compression over 95 imported
- * profiles kept every item of each, about 200 MB more after 95 × 5,200 items, until the next start.
- */
-export function readOnce<T>(list: readonly T[]): readonly T[] {
-  const lazy = lazyOf(list)
-  if (lazy === undefined || lazy.loaded !== undefined) return list
-  const read = lazy.source.load()
-  freezeDeep(read)
-  return read
 }
 
 /**

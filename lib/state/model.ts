@@ -166,7 +166,7 @@ export function hasContent(p: Pick<Profile, (typeof CONTENT_FIELDS)[number]>): b
 
 /** Characters of a memory as the compression threshold counts them: the summary plus the text of every item of the
  * core (archived items are out of the prompt, so they never make it grow). */
-export function memoryChars(m: { summary: string; items: readonly MemoryItem[] }): number {
+export function memoryChars(m: Memory): number {
   return m.items.reduce((n, it) => (it.archived === true ? n : n + it.text.length), m.summary.length)
 }
 

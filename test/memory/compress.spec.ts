@@ -9,7 +9,6 @@ import type { CompressStatus } from '../../lib/shared/diagnostics.ts'
 import { readParsedFile } from '../../lib/commands/file-read.ts'
 import { OwnImports } from '../../lib/store/import-batches.ts'
 import { onFillEnd } from '../../lib/store/filling.ts'
-import { isInMemory } from '../../lib/state/lazy-list.ts'
 
 let h: Harness
 let job: { status(): CompressStatus }
@@ -263,41 +262,4 @@ it('a profile an import is filling is compressed once, after its last batch, not
   expect(sentWhileFilling).toBe(0)
   expect((await runs(1)).runs).toMatchObject([{ outcome: 'stored', profileId: 'big' }])
   expect(imported()).toHaveLength(1)
-})
-
-it("reads an imported profile's memory to decide and to ask, but leaves it on disk when nothing is stored", async () => {
-  // Refused answers (a model error): the run stores nothing.
-  h.model.script('compress', { fail: { code: 'HTTP_500', message: 'boom', status: 500 } })
-  const profile = (id: string, n: number, text: (i: number) => string) => ({
-    id,
-    name: id,
-    memory: { summary: '', items: Array.from({ length: n }, (_, i) => ({ id: `${id}${i}`, text: text(i) })) },
-  })
-  const envelope = {
-    format: 'dsh-agent-profiles',
-    version: 1,
-    profiles: [
-      // Under the threshold of 500 characters, and over it.
-      profile('small', 300, (i) => `${i % 10}`),
-      profile('big', 400, (i) => `导入事实${i}：用户在第${i}个项目里用过这套工具链`),
-    ],
-  }
-  const file = { name: 'mine.json', format: 'envelope', text: JSON.stringify(envelope), own: true } as const
-  let n = 0
-  const read = readParsedFile(file, 0, { now: Date.now(), newId: (prefix: string) => `${prefix}-t${n++}` })
-  const off = h.store.onChange((state) => {
-    if (!state.profiles.some((p) => p.id === 'big')) return
-    off()
-    void h.store.command({ op: 'session.set', sessionId: 's-compress', patch: { profileId: 'big' } })
-  })
-  const own = new OwnImports(h.store)
-  own.start({ read, choice: { conflicts: 'keep-both', replace: new Set<string>() } })
-  expect((await own.settled()).state).toBe('done')
-  expect((await runs(1)).runs).toMatchObject([{ outcome: 'failed', profileId: 'big' }])
-  expect(h.model.of('compress').filter((r) => r.prompt.includes('导入事实'))).toHaveLength(1)
-  // Neither list was read into the state: not by the threshold's check, not by the run that sent one to the model.
-  const list = (id: string) => h.store.state.profiles.find((p) => p.id === id)!.memory.items
-  expect(isInMemory(list('small'))).toBe(false)
-  expect(isInMemory(list('big'))).toBe(false)
-  expect(list('small')).toHaveLength(300)
 })
