@@ -6,7 +6,7 @@
  */
 import { DatabaseSync } from 'node:sqlite'
 import { afterEach, describe, expect, it } from 'vitest'
-import { freshStore } from '../support/store-helpers.ts'
+import { freshStore, indexMerged, mergeMarked } from '../support/store-helpers.ts'
 
 type Store = Awaited<ReturnType<typeof freshStore>>
 const stores: Store[] = []
@@ -36,26 +36,10 @@ async function bulkLoaded(options: { mergePages?: number } = {}): Promise<{ t: S
   return { t, ids }
 }
 
-/** Whether `file` marks a merge of its index as due (a database without the mark's table marks none). */
-function mergeMarked(file: string): boolean {
-  const db = new DatabaseSync(file, { readOnly: true })
-  try {
-    const table = db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'memory_index_merge'").get()
-    return table !== undefined && db.prepare('SELECT 1 FROM memory_index_merge').get() !== undefined
-  } finally {
-    db.close()
-  }
-}
-
-/** Wait, a bounded while, for the background merge of `file`'s index to end. */
-async function merged(file: string): Promise<void> {
-  for (let tries = 0; tries < 1_500 && mergeMarked(file); tries++) await new Promise((r) => setTimeout(r, 20))
-}
-
 describe('the index after a bulk write', () => {
   it('is merged in the background, so that later saves rewrite only their own part of it', async () => {
     const { t, ids } = await bulkLoaded()
-    await merged(t.store.file)
+    await indexMerged(t.store.file)
     const ro = new DatabaseSync(t.store.file, { readOnly: true })
     const blocks = () =>
       new Set((ro.prepare('SELECT id FROM memory_fts_data').all() as { id: number }[]).map((r) => r.id))
@@ -89,7 +73,7 @@ describe('the index after a bulk write', () => {
     await t.store.close()
     expect(mergeMarked(t.store.file)).toBe(true)
     const again = await t.open()
-    await merged(t.store.file)
+    await indexMerged(t.store.file)
     expect(mergeMarked(t.store.file)).toBe(false)
     expect(find(again)).toEqual(hits)
   })

@@ -3,6 +3,7 @@
  * field and limit and changed nothing — not the state, not the revision, not a byte on disk.
  */
 import { spawn } from 'node:child_process'
+import { existsSync } from 'node:fs'
 import { DatabaseSync } from 'node:sqlite'
 import { readFile, readdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
@@ -106,11 +107,31 @@ async function bytesOf(file: string): Promise<string | null> {
 }
 
 /** Expect `cmd` to be refused with this code (and field / limit when given), leaving memory and disk as they were. */
+/** Whether `file` marks a merge of its index as due (no database, or one without the mark's table, marks none). */
+export function mergeMarked(file: string): boolean {
+  if (!existsSync(file)) return false
+  const db = new DatabaseSync(file, { readOnly: true })
+  try {
+    const table = db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'memory_index_merge'").get()
+    return table !== undefined && db.prepare('SELECT 1 FROM memory_index_merge').get() !== undefined
+  } finally {
+    db.close()
+  }
+}
+
+/** Wait, a bounded while, for the background merge of `file`'s index to end (it rewrites the file meanwhile). */
+export async function indexMerged(file: string): Promise<void> {
+  for (let tries = 0; tries < 1_500 && mergeMarked(file); tries++) await new Promise((r) => setTimeout(r, 20))
+}
+
 export async function expectRefused(
   store: ProfileStore,
   cmd: unknown,
   want: { code: StoreError['code']; field?: string; limit?: number },
 ): Promise<StoreError> {
+  // A bulk write before the refusal (a memory filled to its limit) leaves the index merging in the background, which
+  // rewrites the file: the refusal is compared with the file once that is over.
+  await indexMerged(store.file)
   const before = { state: store.state, revision: store.revision, disk: await bytesOf(store.file) }
   const error = await store.command(cmd as Command).then(
     () => {
@@ -194,6 +215,9 @@ export async function expectFileFailed(
   files: unknown[],
   want: { key?: ImportNoteKey; field?: string; limit?: number } = {},
 ): Promise<FileError> {
+  // A bulk write before the refusal (a memory filled to its limit) leaves the index merging in the background, which
+  // rewrites the file: the refusal is compared with the file once that is over.
+  await indexMerged(store.file)
   const before = { state: store.state, revision: store.revision, disk: await bytesOf(store.file) }
   const reply = (await store.command({ op: 'profiles.importFiles', files } as unknown as Command)) as unknown as {
     imported: number
