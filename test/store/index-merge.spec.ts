@@ -6,7 +6,7 @@
  */
 import { DatabaseSync } from 'node:sqlite'
 import { afterEach, describe, expect, it } from 'vitest'
-import { freshStore, indexMerged, mergeMarked } from '../support/store-helpers.ts'
+import { bulkLoadedStore, freshStore, indexMerged, mergeMarked } from '../support/store-helpers.ts'
 
 type Store = Awaited<ReturnType<typeof freshStore>>
 const stores: Store[] = []
@@ -20,20 +20,9 @@ const SAVES = 150
 
 /** A store whose three profiles were each saved whole with `PER_PROFILE` items (what an import or a restore writes). */
 async function bulkLoaded(options: { mergePages?: number } = {}): Promise<{ t: Store; ids: string[] }> {
-  const t = await freshStore(undefined, options)
-  stores.push(t)
-  for (let p = 1; p < PROFILES; p++) await t.store.command({ op: 'profile.create', profile: { name: `档案${p}` } })
-  const ids = t.store.state.profiles.map((p) => p.id)
-  for (const [p, id] of ids.entries()) {
-    const items = Array.from({ length: PER_PROFILE }, (_, i) => ({
-      id: `m${p}-${i}`,
-      text: `第${i}条：用户提到项目${i % 37}的进展，关键词 k${i % 997}`,
-      source: 'auto' as const,
-      at: 1_700_000_000_000 + i * 60_000,
-    }))
-    await t.store.command({ op: 'profile.update', id, patch: { memory: { summary: '', items } } })
-  }
-  return { t, ids }
+  const loaded = await bulkLoadedStore(PROFILES, PER_PROFILE, options)
+  stores.push(loaded.t)
+  return loaded
 }
 
 describe('the index after a bulk write', () => {

@@ -8,7 +8,7 @@ import { DatabaseSync } from 'node:sqlite'
 import { afterEach, describe, expect, it } from 'vitest'
 import { distinctTerms } from '../../lib/shared/search-terms.ts'
 import type { MemoryIndex } from '../../lib/store/db/memory-index.ts'
-import { freshStore } from '../support/store-helpers.ts'
+import { bulkLoadedStore, freshStore } from '../support/store-helpers.ts'
 import { recordStatements } from '../support/statements.ts'
 
 type Store = Awaited<ReturnType<typeof freshStore>>
@@ -36,23 +36,9 @@ const PROFILES = 3
 const PER_PROFILE = 2_000
 
 async function longStore(): Promise<{ t: Store; ids: string[] }> {
-  const t = await freshStore()
-  stores.push(t)
-  const ids: string[] = [t.store.state.profiles[0]!.id]
-  for (let p = 1; p < PROFILES; p++) {
-    await t.store.command({ op: 'profile.create', profile: { name: `档案${p}` } })
-    ids.push(t.store.state.profiles.at(-1)!.id)
-  }
-  for (const [p, id] of ids.entries()) {
-    const items = Array.from({ length: PER_PROFILE }, (_, i) => ({
-      id: `m${p}-${i}`,
-      text: `第${i}条：用户提到项目${i % 37}的进展，关键词 k${i % 997}`,
-      source: 'auto' as const,
-      at: 1_700_000_000_000 + i * 60_000,
-    }))
-    await t.store.command({ op: 'profile.update', id, patch: { memory: { summary: '', items } } })
-  }
-  return { t, ids }
+  const loaded = await bulkLoadedStore(PROFILES, PER_PROFILE)
+  stores.push(loaded.t)
+  return loaded
 }
 
 describe('a memory write on a long history', () => {

@@ -107,6 +107,30 @@ async function bytesOf(file: string): Promise<string | null> {
 }
 
 /** Expect `cmd` to be refused with this code (and field / limit when given), leaving memory and disk as they were. */
+/**
+ * A fresh store of `profiles` profiles, each saved whole with `perProfile` items of words shared across them (what
+ * an import or a restore writes), and the profiles' ids in order.
+ */
+export async function bulkLoadedStore(
+  profiles: number,
+  perProfile: number,
+  options: Omit<StoreOptions, 'file' | 'log'> = {},
+): Promise<{ t: Awaited<ReturnType<typeof freshStore>>; ids: string[] }> {
+  const t = await freshStore(undefined, options)
+  for (let p = 1; p < profiles; p++) await t.store.command({ op: 'profile.create', profile: { name: `档案${p}` } })
+  const ids = t.store.state.profiles.map((p) => p.id)
+  for (const [p, id] of ids.entries()) {
+    const items = Array.from({ length: perProfile }, (_, i) => ({
+      id: `m${p}-${i}`,
+      text: `第${i}条：用户提到项目${i % 37}的进展，关键词 k${i % 997}`,
+      source: 'auto' as const,
+      at: 1_700_000_000_000 + i * 60_000,
+    }))
+    await t.store.command({ op: 'profile.update', id, patch: { memory: { summary: '', items } } })
+  }
+  return { t, ids }
+}
+
 /** Whether `file` marks a merge of its index as due (no database, or one without the mark's table, marks none). */
 export function mergeMarked(file: string): boolean {
   if (!existsSync(file)) return false
