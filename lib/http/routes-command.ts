@@ -132,8 +132,9 @@ async function postCommand(deps: RouteDeps, call: Call<'command'>): Promise<Repl
   // The state carries no conversation settings: a command on one conversation answers with that conversation.
   const conversation = conversationOf(cmd)
   if (conversation !== undefined) extra.session = wireSession(deps.store, conversation)
-  // A saved profile answers with itself whole, so the editor that saved it reads it from the reply, not again.
-  if (cmd.op === 'profile.update') extra.saved = wholeProfile(deps, cmd.id)
+  // A saved profile answers with itself whole, so the editor that saved it reads it from the reply, not again (and
+  // with its memory list's first rows when the page asked: a list with an archive is more than the core it carries).
+  if (cmd.op === 'profile.update') extra.saved = wholeProfile(deps, cmd.id, call.query.window)
   // The state carries only the user layer's count: a command after which the layer is not what it was answers with
   // it, so the page showing it (About you) reads it from the reply instead of asking again. Compared on the state the
   // command left, not read again: each read of the state asks the database whether another process wrote.

@@ -9,6 +9,8 @@ import { DEFAULT_CONFIG } from '../config/config.ts'
 import { findProfile } from '../commands/kit.ts'
 import { exportFile } from '../interop/file-export.ts'
 import { hasHistory, userItemsOf, userShare } from '../state/model.ts'
+import { listMemory } from '../memory/list.ts'
+import type { MemorySearch } from '../shared/wire-inputs.ts'
 import { sessionId } from '../validate/state.ts'
 import { json, type Reply } from './reply.ts'
 import { jsonOf, type Call, type Handler, type RouteDeps } from './route-kit.ts'
@@ -60,23 +62,37 @@ function getAvatar(deps: RouteDeps, call: Call<'avatar'>): Reply {
 
 /**
  * One profile whole, as the page that shows or edits it reads it (and as a save answers with it): its core memory, its
- * head, the revision it was read at, its memory's counts and whether that memory has a recorded write. Undefined for
- * a profile the store does not hold.
+ * head, the revision it was read at, its memory's counts and whether that memory has a recorded write; with `window`
+ * (a save that asked, routes-command.ts) and a memory with an archive, also the first `window` items of its memory
+ * list as the search route answers them. Undefined for a profile the store does not hold.
  */
-export function wholeProfile(deps: RouteDeps, id: string): Extract<ProfileReply, { profile: unknown }> | undefined {
+export function wholeProfile(
+  deps: RouteDeps,
+  id: string,
+  window = 0,
+): Extract<ProfileReply, { profile: unknown }> | undefined {
   // The revision first: reading it is what brings in another process's commits, so the profile is at least as new.
   const revision = deps.store.revision
   // Read once: each read of the state asks the database whether another process wrote (a save's reply pays this).
   const state = deps.store.state
   const profile = state.profiles.find((p) => p.id === id)
   if (profile === undefined) return undefined
+  const counts = memoryCounts(profile)
   return {
     profile: coreOnly(toWireProfile(deps.store, profile)),
     head: wireHead(deps.store, profile),
     revision,
-    memoryCounts: memoryCounts(profile),
+    memoryCounts: counts,
     ...(hasHistory(state, { profileId: profile.id }) ? { history: true as const } : {}),
+    // The search route's own function, so the page's first rows are the route's by construction. Only asked for and
+    // only with an archive: every other save's reply pays one comparison for it.
+    ...(window > 0 && counts.archived > 0 ? { window: listMemory(deps.store, firstRows(id, window)) } : {}),
   }
+}
+
+/** The search route's query for the first `limit` items of profile `id`'s memory list, unfiltered. */
+function firstRows(id: string, limit: number): MemorySearch {
+  return { layer: 'profile', owner: id, q: '', source: [], archived: undefined, pending: undefined, offset: 0, limit }
 }
 
 /**

@@ -107,6 +107,13 @@ export const MemorySearchQuery = query({
 export type MemorySearch = z.output<typeof MemorySearchQuery>
 
 /**
+ * `POST /__ap/command?window=N`: a saved profile whose memory has an archive answers with the first N items of its
+ * memory list too (`saved.window`; N at most SEARCH_PAGE.max, absent or 0 for none). The page asks it for a profile
+ * it knows has an archive, whose list it cannot cut from the core the reply carries.
+ */
+export const CommandQuery = query({ window: count(0, SEARCH_PAGE.max, 0) })
+
+/**
  * `GET /__ap/memory/history?layer=profile|user|conversation&owner=<id>`: one memory list's recorded writes; or
  * `?by=<sessionId>`: every write that conversation caused, in any list. The list must exist (the route checks it).
  */

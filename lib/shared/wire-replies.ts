@@ -96,6 +96,12 @@ export type ProfileReply =
       /** Its memory has recorded writes (`memory.history` has something to show); absent: none yet. Here, not in
        * the head: every head field is paid 200 times in every state reply. */
       history?: true
+      /**
+       * Only in a save's reply that asked for it (`POST /__ap/command?window=N`), and only when the memory has an
+       * archive: the first N items of its memory list unfiltered, as `GET /__ap/memory/search` answers them, so the
+       * page shows the saved list without asking for it again (without an archive the core above is the whole list).
+       */
+      window?: MemorySearchReply
     }
   | { head: ProfileHead }
   | { retired: RetiredProfile }

@@ -40,6 +40,7 @@ import {
 } from './learn.ts'
 import {
   AvatarQuery,
+  CommandQuery,
   EmptyBody,
   ExportQuery,
   LibraryAddBody,
@@ -144,7 +145,7 @@ export const WIRE = {
   command: {
     method: 'POST',
     path: `${API_BASE}/command`,
-    query: NONE,
+    query: CommandQuery,
     body: CommandBody,
     reply: reply<CommandReply>(),
     refuses: [

@@ -145,4 +145,27 @@ describe('GET /__ap/memory/search', () => {
     expect(r.profile.memory.items).toHaveLength(50)
     expect(r.memoryCounts).toEqual({ items: 300, archived: 250, pending: 0 })
   })
+
+  it("a save that asks for it answers with its list's first rows, as the search route: one request for the page", async () => {
+    type Saved = Extract<ProfileReply, { profile: unknown }>
+    const save = async (query: string) => {
+      const patch = { rules: `规则 ${query}` }
+      const r = await api.post(`/__ap/command${query}`, { op: 'profile.update', id: profileId, patch })
+      return { status: r.status, saved: (r.json as { saved: Saved }).saved }
+    }
+    // Without an archive the core is the whole list: nothing more, asked or not.
+    await fill(30)
+    expect((await save('?window=100')).saved).not.toHaveProperty('window')
+    await fill(300, 250)
+    // Unasked (a client other than the page): the reply is as it was.
+    expect((await save('')).saved).not.toHaveProperty('window')
+    const asked = await save('?window=100')
+    const route = await api.get(`/__ap/memory/search?layer=profile&owner=${profileId}&offset=0&limit=100`)
+    expect(asked.saved.window).toEqual(route.json)
+    expect(asked.saved.window).toMatchObject({ total: 300, offset: 0, limit: 100 })
+    expect(asked.saved.window!.items[0]!.archived).toBe(true)
+    const over = await save('?window=201')
+    expect(over.status).toBe(400)
+    expect(over.saved).toBeUndefined()
+  })
 })

@@ -17,7 +17,7 @@ import { useApi, type MemoryQuery } from '../data/api.ts'
 import { describeError } from './feedback.ts'
 import { AddBox } from './AddBox.tsx'
 import { draftSize, removeItems, type MemoryDraft } from './memory-draft.ts'
-import type { MemoryWindow } from './memory-window.ts'
+import type { HeldRows, MemoryWindow } from './memory-window.ts'
 import { MemoryRow, type RowActions } from './MemoryRow.tsx'
 import { LAYER_LABEL, MemoryFilters } from './MemoryFilters.tsx'
 import { useAction } from './use-action.ts'
@@ -40,10 +40,11 @@ export interface MemoryListProps {
    */
   version: unknown
   /**
-   * The list as saved, when the caller holds all of it (About you: the layer's reply brings it): shown from here,
-   * with no request to the search route, and so again after a save, whose reply brings it.
+   * The list's first rows as saved, when the caller holds them (About you: the layer's reply brings it whole; a
+   * profile's memory: its core without an archive, a save's reply's first rows with one): shown from here, with no
+   * request to the search route for them, and so again after a save, whose reply brings them.
    */
-  items?: readonly MemoryItem[]
+  held?: HeldRows
   draft: MemoryDraft
   onDraft(next: MemoryDraft): void
   /** How many items the list may hold (`LIMITS.memoryItems`, `LIMITS.userItems`, `LIMITS.sessionMemories`). */
@@ -86,11 +87,7 @@ export function MemoryList(props: MemoryListProps): ReactNode {
   const client = useApi()
   const filter = useMemoryFilter(layer, owner, others)
   const { shownLayer, query, filtered } = filter
-  const { whole, pages } = useMemoryWindows(
-    client,
-    { layer, owner, version: props.version, items: props.items },
-    filter,
-  )
+  const { whole, pages } = useMemoryWindows(client, { layer, owner, version: props.version, held: props.held }, filter)
   const { actions, onAdd, latest } = useDraftEdits({ ...props, whole, pages, sessionId: props.sessionId })
   // Another layer's rows are read-only: one link to where they are edited, in place of the edit buttons.
   const readOnly = useMemo(

@@ -2,9 +2,11 @@
  * The items of one memory list as the settings list scrolls through them: fetched from the search route a page at a
  * time, only the pages the visible rows need, and the count of all matches (the scrollbar's length). One window per
  * query and saved version: a new search, filter or change saved elsewhere makes a new window, which shows the rows of
- * the one before it until its own pages arrive, so the list never blinks empty. A list the page holds whole (the user
- * layer, which a save's reply brings) makes a window with every page already here, in the route's order, so that
- * showing it, and showing it again after a save, asks nothing. It never renders and never writes.
+ * the one before it until its own pages arrive, so the list never blinks empty. A list whose first rows the page holds
+ * (the user layer whole, which a save's reply brings; a profile's core when it has no archive, or the first rows a
+ * save's reply brought when it has one) makes a window with those pages already here, in the route's order, so that
+ * showing it, and showing it again after a save, asks nothing until the user scrolls past them. It never renders and
+ * never writes.
  */
 import { newestFirst } from '../../shared/memory-order.ts'
 import type { MemoryItem } from '../../state/model.ts'
@@ -12,6 +14,17 @@ import type { ApiClient, MemoryQuery } from '../data/api.ts'
 
 /** Items fetched per request: a screen of rows is about ten, so one request covers several screens of scrolling. */
 export const WINDOW_PAGE = 100
+
+/** The first items of an unfiltered list in the route's order, and how many it has in all. */
+export interface HeldRows {
+  readonly items: readonly MemoryItem[]
+  readonly total: number
+}
+
+/** The rows of a list held whole (`items` as saved, in any order): all of it, in the route's order. */
+export function wholeRows(items: readonly MemoryItem[]): HeldRows {
+  return { items: newestFirst(items), total: items.length }
+}
 
 /** The pages of one query, fetched on demand; listeners hear each page that arrives. */
 export class MemoryWindow {
@@ -35,17 +48,17 @@ export class MemoryWindow {
   }
 
   /**
-   * The unfiltered window of a list the page holds whole (`items`, as saved): its pages are cut from it in the order
-   * the route answers (shared/memory-order.ts), and none is ever asked for.
+   * The unfiltered window of a list whose first rows the page holds (the whole list, or whole pages of it: a save asks
+   * for WINDOW_PAGE rows): their pages are cut from them and never asked for; the pages after them are asked for
+   * when shown.
    */
-  static held(client: ApiClient, query: MemoryQuery, items: readonly MemoryItem[]): MemoryWindow {
+  static held(client: ApiClient, query: MemoryQuery, rows: HeldRows): MemoryWindow {
     const window = new MemoryWindow(client, query)
-    const ordered = newestFirst(items)
-    for (let page = 0; page * WINDOW_PAGE < ordered.length; page++) {
-      window.#pages.set(page, ordered.slice(page * WINDOW_PAGE, (page + 1) * WINDOW_PAGE))
+    for (let page = 0; page * WINDOW_PAGE < rows.items.length; page++) {
+      window.#pages.set(page, rows.items.slice(page * WINDOW_PAGE, (page + 1) * WINDOW_PAGE))
       window.#asked.add(page)
     }
-    window.#total = ordered.length
+    window.#total = rows.total
     return window
   }
 

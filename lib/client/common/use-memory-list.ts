@@ -10,7 +10,7 @@ import { LIMITS, type MemoryItem, type MemoryLayer, type MemorySource } from '..
 import type { ApiClient, MemoryQuery } from '../data/api.ts'
 import { useT } from '../copy/locales.ts'
 import { addItem, editItem, removeItem, restoreItem, type MemoryDraft } from './memory-draft.ts'
-import { MemoryWindow } from './memory-window.ts'
+import { MemoryWindow, type HeldRows } from './memory-window.ts'
 import type { RowActions } from './MemoryRow.tsx'
 
 /** A memory list shown read-only in another's layer filter. */
@@ -78,29 +78,29 @@ function renewed(client: ApiClient, before: MemoryWindow | undefined, query: Mem
 /**
  * The windows the list reads: `whole`, the list unfiltered (its count is the header's and the limit's, and it is the
  * list shown without filters, so clearing a search shows the rows already read), read again when the list as saved
- * changes (`version`), or cut from `items` when the caller holds the list whole (no request at all); `pages`, the
+ * changes (`version`), its first pages cut from `held` when the caller holds them (no request for those); `pages`, the
  * filtered one, or `whole` without a filter. A window read again replaces one of the same query: the old one stands
  * in until its pages arrive (no blink). The list renders when either changes.
  */
 export function useMemoryWindows(
   client: ApiClient,
-  list: { layer: MemoryLayer; owner: string | undefined; version: unknown; items: readonly MemoryItem[] | undefined },
+  list: { layer: MemoryLayer; owner: string | undefined; version: unknown; held: HeldRows | undefined },
   filter: Pick<MemoryFilter, 'query' | 'filtered'>,
 ): { whole: MemoryWindow; pages: MemoryWindow } {
-  const { layer, owner, version, items } = list
+  const { layer, owner, version, held } = list
   const { query, filtered } = filter
   const lastWhole = useRef<MemoryWindow | undefined>(undefined)
   const last = useRef<MemoryWindow | undefined>(undefined)
   const whole = useMemo(
     () => {
       const unfiltered = { layer, ...(owner === undefined ? {} : { owner }), q: '' }
-      return items === undefined
+      return held === undefined
         ? renewed(client, lastWhole.current, unfiltered)
-        : MemoryWindow.held(client, unfiltered, items)
+        : MemoryWindow.held(client, unfiltered, held)
     },
     // `version` is in the key on purpose, unread: a change saved elsewhere must read the rows again.
     // oxlint-disable-next-line react-hooks/exhaustive-deps
-    [client, layer, owner, version, items],
+    [client, layer, owner, version, held],
   )
   lastWhole.current = whole
   // A filtered window per query, made again with the whole list.

@@ -93,8 +93,17 @@ export interface ApiClient {
   patch(update: StatePatch): void
 }
 
-/** The fields of op `O` as `command` takes them: optional when every field is. */
-type ArgsParam<O extends BrowserOp> = Partial<ArgsOf<O>> extends ArgsOf<O> ? [args?: ArgsOf<O>] : [args: ArgsOf<O>]
+/**
+ * What a command's reply carries besides what its op always answers: `window`, for a `profile.update` of a profile
+ * whose memory has an archive, the first that many items of its memory list (`saved.window`).
+ */
+interface CommandAsk {
+  window?: number
+}
+
+/** The fields of op `O` as `command` takes them (optional when every field is), and what more the reply carries. */
+type ArgsParam<O extends BrowserOp> =
+  Partial<ArgsOf<O>> extends ArgsOf<O> ? [args?: ArgsOf<O>, ask?: CommandAsk] : [args: ArgsOf<O>, ask?: CommandAsk]
 
 /** Which memory list the search route reads, and its filters (absent: every item). */
 export interface MemoryQuery {
@@ -132,9 +141,10 @@ export function createApiClient(base: string = API_BASE, fetchImpl?: typeof fetc
     loadUser: shared.loadUser,
     loadConversation: shared.loadConversation,
     patch: shared.patch,
-    async command(op, ...[args]) {
+    async command(op, ...[args, ask]) {
       // One request: the reply carries the state, and the user layer when the command changed it.
-      const reply = await call('command', { body: { ...args, op } })
+      const window = ask?.window === undefined ? {} : { query: { window: String(ask.window) } }
+      const reply = await call('command', { body: { ...args, op }, ...window })
       shared.take(reply)
       return reply
     },

@@ -30,6 +30,9 @@ export class ApiError extends Error {
   }
 }
 
+/** What a caller gives the command route: the command, and the query that asks its reply for more. */
+type CommandInput<O extends BrowserOp> = { body: { op: O } } & Pick<RouteInput<'command'>, 'query'>
+
 /** What a caller gives route `K` (nothing for a route that takes nothing). */
 type InputParam<K extends RouteKey> = {} extends RouteInput<K> ? [input?: RouteInput<K>] : [input: RouteInput<K>]
 
@@ -38,7 +41,7 @@ type InputParam<K extends RouteKey> = {} extends RouteInput<K> ? [input?: RouteI
  * op it sends (the host answers each op with its own fields, commands.ts `ReplyOf`); every other route's by its entry.
  */
 export interface Caller {
-  <O extends BrowserOp>(key: 'command', input: { body: { op: O } }): Promise<ReplyOf<O>>
+  <O extends BrowserOp>(key: 'command', input: CommandInput<O>): Promise<ReplyOf<O>>
   <K extends RouteKey>(key: K, ...input: InputParam<K>): Promise<RouteReply<K>>
 }
 
@@ -96,7 +99,7 @@ function sent(entry: RouteEntry, input: unknown): Pick<RequestInit, 'headers' | 
  * (lib/http/routes.ts registers one handler per key), so this is where the page takes the reply as its type.
  */
 export function callerOf(base: string, fetchImpl?: typeof fetch): Caller {
-  function call<O extends BrowserOp>(key: 'command', input: { body: { op: O } }): Promise<ReplyOf<O>>
+  function call<O extends BrowserOp>(key: 'command', input: CommandInput<O>): Promise<ReplyOf<O>>
   function call<K extends RouteKey>(key: K, ...input: InputParam<K>): Promise<RouteReply<K>>
   async function call(key: RouteKey, input?: unknown): Promise<unknown> {
     const entry = WIRE[key]

@@ -7,8 +7,7 @@
  * millisecond, an import that kept its time). It never writes anything and never renders.
  */
 import { useEffect, useSyncExternalStore } from 'react'
-import type { ProfileReply } from '../../shared/wire-replies.ts'
-import type { MemoryItem } from '../../state/model.ts'
+import type { MemorySearchReply, ProfileReply } from '../../shared/wire-replies.ts'
 import type { WireProfile } from '../../shared/wire-state.ts'
 import { useApState, useApi } from './api.ts'
 import { ClientCache, perClient } from './client-cache.ts'
@@ -23,10 +22,16 @@ export interface Kept {
   /** Its memory had recorded writes when it was read. */
   history: boolean
   /**
-   * Its memory items are all the items it has (none was archived when it was read; the wire leaves archived ones
-   * out): the memory list shows them without asking the search route.
+   * How many of its memory items were archived when it was read (`memoryCounts`; absent when the host did not say).
+   * At 0 its items are all it has (the wire leaves archived ones out), and the memory list shows them without asking
+   * the search route; above 0 a save asks for the list's first rows with its reply ({@link Kept.window}).
    */
-  whole: boolean
+  archived: number | undefined
+  /**
+   * With an archive, the first rows of its memory list as the save that brought this copy asked for them (the page
+   * asks for them when it knows of an archive, `saved.window`); absent for a copy read with `GET /__ap/profile`.
+   */
+  window?: MemorySearchReply
 }
 
 /** A profile whole as the host answers it (a save's `saved`, `GET /__ap/profile/<id>`). */
@@ -94,7 +99,8 @@ class ProfileCache extends ClientCache {
       forHead: saved.head.updatedAt,
       revision: saved.revision,
       history: saved.history,
-      whole: saved.memoryCounts?.archived === 0,
+      archived: saved.memoryCounts?.archived,
+      ...(saved.window === undefined ? {} : { window: saved.window }),
     })
     this.changed()
   }
@@ -119,7 +125,7 @@ class ProfileCache extends ClientCache {
         forHead,
         revision: Math.max(reply.revision, heard),
         history: reply.history,
-        whole: reply.memoryCounts?.archived === 0,
+        archived: reply.memoryCounts?.archived,
       })
       return reply.profile
     } catch (error) {
@@ -153,12 +159,11 @@ export function useProfile(id: string | undefined): WireProfile | undefined {
 }
 
 /**
- * React hook: profile `id`'s memory items as saved, when the copy kept holds all of them (see {@link Kept.whole});
- * undefined otherwise (an archive, or no copy yet), and the memory list then reads its windows from the search route.
+ * React hook: the copy of profile `id` this page keeps, current or not (undefined before the first read): what its
+ * memory list may show without asking the search route ({@link Kept.archived}, {@link Kept.window}).
  */
-export function useWholeMemory(id: string): readonly MemoryItem[] | undefined {
+export function useKept(id: string): Kept | undefined {
   const cache = profilesOf(useApi())
   const read = (): Kept | undefined => cache.kept(id)
-  const kept = useSyncExternalStore(cache.subscribe, read, read)
-  return kept?.whole === true ? kept.profile.memory.items : undefined
+  return useSyncExternalStore(cache.subscribe, read, read)
 }

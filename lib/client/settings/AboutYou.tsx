@@ -8,7 +8,7 @@
  * names only those, so facts the model saved meanwhile stay. The draft outlives the dialog (surface-draft.ts): closing
  * the settings never drops a fact added with 添加 (the page asks on Escape).
  */
-import { useEffect, type ReactNode } from 'react'
+import { useEffect, useMemo, type ReactNode } from 'react'
 import { LIMITS, type MemoryItem } from '../../state/model.ts'
 import { useApi, useApState } from '../data/api.ts'
 import { useSurfaceDraft, type SurfaceRules } from '../common/surface-draft.ts'
@@ -16,6 +16,7 @@ import { noticeText } from '../common/feedback.ts'
 import { useAction } from '../common/use-action.ts'
 import { draftSave, isEmptyDraft, NO_EDITS, type MemoryDraft } from '../common/memory-draft.ts'
 import { MemoryList } from '../common/MemoryList.tsx'
+import { wholeRows } from '../common/memory-window.ts'
 import { MemoryHistory } from '../common/MemoryHistory.tsx'
 import { Suggestions } from '../common/Suggestions.tsx'
 import { OutcomeLine } from '../common/Outcome.tsx'
@@ -41,6 +42,8 @@ export function AboutYou({ onDirty }: AboutYouProps): ReactNode {
   const client = useApi()
   const snap = useApState()
   const saved = snap.user?.items ?? NONE
+  // The layer whole, as the list shows it: a save's reply brings it, so the list reads nothing after a save.
+  const held = useMemo(() => wholeRows(saved), [saved])
   const { value: items, dirty, edit: setItems, restart } = useSurfaceDraft(ABOUT_DRAFT, NO_EDITS, RULES)
   const { busy, outcome, run, fail } = useAction()
 
@@ -84,7 +87,7 @@ export function AboutYou({ onDirty }: AboutYouProps): ReactNode {
         surface={ABOUT_DRAFT}
         layer="user"
         version={snap.user}
-        items={saved}
+        held={held}
         draft={items}
         onDraft={setItems}
         limit={LIMITS.userItems}

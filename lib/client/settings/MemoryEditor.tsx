@@ -11,7 +11,8 @@ import { MemoryList } from '../common/MemoryList.tsx'
 import type { OtherLayer } from '../common/use-memory-list.ts'
 import { requestOpen } from '../common/open-requests.ts'
 import { profileSurface } from '../common/editing.ts'
-import { useWholeMemory } from '../data/profiles.ts'
+import { useKept } from '../data/profiles.ts'
+import { wholeRows } from '../common/memory-window.ts'
 
 /** Props of {@link MemoryEditor}. */
 export interface MemoryEditorProps {
@@ -40,9 +41,10 @@ export function MemoryEditor({
   onItems,
 }: MemoryEditorProps): ReactNode {
   const t = useT()
-  // Without an archive the profile as saved holds every item: the list shows them from there, and a save's reply
-  // brings them, so a save reads nothing again.
-  const held = useWholeMemory(profileId)
+  // The list's first rows as saved when the page holds them (every item without an archive; with one, the first rows
+  // the save's reply brought): the list shows them from there, so a save reads nothing again.
+  const kept = useKept(profileId)
+  const held = useMemo(() => (kept?.archived === 0 ? wholeRows(kept.profile.memory.items) : kept?.window), [kept])
   // The user layer, searchable beside the profile's own items; edited in About you, one tab away.
   const others = useMemo<OtherLayer[]>(
     () => [
@@ -101,7 +103,7 @@ export function MemoryEditor({
         layer="profile"
         owner={profileId}
         version={version}
-        items={held}
+        held={held}
         draft={items}
         onDraft={onItems}
         limit={LIMITS.memoryItems}

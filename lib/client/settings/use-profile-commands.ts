@@ -10,6 +10,7 @@ import type { WireState } from '../../shared/wire-state.ts'
 import { useApi } from '../data/api.ts'
 import { profilesOf } from '../data/profiles.ts'
 import { buildPatch } from '../common/editing.ts'
+import { WINDOW_PAGE } from '../common/memory-window.ts'
 import { noticeText } from '../common/feedback.ts'
 import type { AskOptions } from '../common/ConfirmDialog.tsx'
 import { useAction, type Action } from '../common/use-action.ts'
@@ -68,7 +69,10 @@ export function useProfileCommands({ state, draft, confirmLeave, ask }: ProfileC
   const save = (): Promise<void> =>
     run(async () => {
       if (liveDraft === null) return
-      const reply = await client.command('profile.update', { id: liveDraft.base.id, patch: buildPatch(liveDraft) })
+      const id = liveDraft.base.id
+      // A memory with an archive is more than the core the reply carries: its list's first rows come with it too.
+      const ask = (profilesOf(client).kept(id)?.archived ?? 0) > 0 ? { window: WINDOW_PAGE } : {}
+      const reply = await client.command('profile.update', { id, patch: buildPatch(liveDraft) }, ask)
       // The reply holds the profile as saved: the draft gives way to it at once, with no second request. Both in one
       // render, so the saved profile arriving is never taken for a save made elsewhere while the draft was open.
       flushSync(() => {

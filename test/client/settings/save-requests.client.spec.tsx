@@ -29,6 +29,9 @@ import {
   wireOf,
 } from '../../support/dom.tsx'
 import { opsHost, type OpsHost } from '../../support/ops-host.ts'
+import { memorySearchAnswer } from '../../support/memory-search.ts'
+import { coreOnly, memoryCounts } from '../../../lib/http/wire.ts'
+import type { WireProfile } from '../../../lib/shared/wire-state.ts'
 import { simBrowser, type SimPage } from '../../support/tabs.ts'
 
 const pages: SimPage[] = []
@@ -48,17 +51,31 @@ async function choose(select: HTMLSelectElement, value: string): Promise<void> {
 
 /**
  * What the real routes answer that the fake host leaves out, laid over its answers (every request still reaches it
- * and is counted): a whole profile's memory counts (none archived), one model, and the sync settings.
+ * and is counted): a whole profile's memory as its core with its counts (lib/http/wire.ts's own functions), a saved
+ * profile's first rows of a memory with an archive when the save asked for them (`?window=N`, the search route's own
+ * function), one model, and the sync settings. Returns the requests as the page sent them, query and all.
  */
-function withCounts(host: OpsHost): void {
+function withCounts(host: OpsHost): string[] {
   const inner = globalThis.fetch
-  const counts = (p: { memory: { items: unknown[] } }) => ({ items: p.memory.items.length, archived: 0, pending: 0 })
+  const sent: string[] = []
   vi.stubGlobal('fetch', async (url: string, init?: RequestInit) => {
-    const answer = await inner(url, init)
+    const asked = new URL(String(url), 'http://host')
+    sent.push(`${init?.method ?? 'GET'} ${asked.pathname}${asked.search}`)
+    const window = asked.pathname === '/__ap/command' ? Number(asked.searchParams.get('window') ?? 0) : 0
+    // The fake knows the command route by its path alone.
+    const answer = await inner(asked.pathname === '/__ap/command' ? asked.pathname : url, init)
     const body = (await answer.json()) as Record<string, unknown>
     const path = String(url)
     const whole = (path.startsWith('/__ap/profile/') ? body : body.saved) as Record<string, unknown> | undefined
-    if (whole?.profile !== undefined) whole.memoryCounts = counts(whole.profile as { memory: { items: unknown[] } })
+    if (whole?.profile !== undefined) {
+      const id = (whole.profile as WireProfile).id
+      const counts = memoryCounts(host.state.profiles.find((p) => p.id === id)!)
+      whole.memoryCounts = counts
+      whole.profile = coreOnly(whole.profile as WireProfile)
+      const rows = `/__ap/memory/search?layer=profile&owner=${id}&offset=0&limit=${window}`
+      if (window > 0 && counts.archived > 0)
+        whole.window = memorySearchAnswer(host.state, { method: 'GET', path: rows })!.body
+    }
     const sync = { settings: null, status: { running: false, notes: [], failures: 0 } }
     const replaced: Record<string, unknown> = {
       '/__ap/models': {
@@ -73,7 +90,7 @@ function withCounts(host: OpsHost): void {
       headers: { 'content-type': 'application/json' },
     })
   })
-  void host
+  return sent
 }
 
 afterEach(async () => {
@@ -158,6 +175,48 @@ describe("the page's own save", () => {
     await settle(5)
     expect(paths(host, before)).toEqual(['POST /__ap/command'])
     expect(shown(container)).toEqual(['用户住在上海', '用户在学日语', '喜欢咖啡'])
+  })
+
+  it("in a profile's memory with an archive is one request: the reply brings the list's first rows", async () => {
+    const host = opsHost(
+      state([
+        profile({
+          id: 'a',
+          name: '通用助手',
+          memory: {
+            summary: '',
+            items: [
+              memoryItem('m1', '喜欢咖啡', { at: 1_700_000_000_000 }),
+              memoryItem('m2', '去过杭州', { at: 1_700_000_050_000, archived: true }),
+            ],
+          },
+        }),
+      ]),
+    )
+    const sent = withCounts(host)
+    const { container } = await render(
+      <ApiContext.Provider value={createApiClient()}>
+        <SettingsPage />
+      </ApiContext.Provider>,
+    )
+    await settle(5)
+    await click(tab('记忆', container))
+    await settle(5)
+    // Opening it reads the window: the profile whole carries its core only.
+    expect(shown(container)).toEqual(['去过杭州', '喜欢咖啡'])
+    await type(field('写下一条要长期记住的事实', container), '用户住在上海')
+    await click(button('添加', container))
+    // The model saves a fact as the save arrives: only the list as the reply brought it can show it.
+    host.hostCommand({
+      op: 'memory.add',
+      target: { profileId: 'a' },
+      items: [{ text: '用户在学日语', source: 'auto' }],
+    })
+    const before = sent.length
+    await click(button('保存', container.querySelector('.ap-editor-actions')!))
+    await settle(5)
+    expect(sent.slice(before)).toEqual(['POST /__ap/command?window=100'])
+    expect(shown(container)).toEqual(['用户住在上海', '用户在学日语', '去过杭州', '喜欢咖啡'])
   })
 
   it('is one request in every other section that saves: tools, model, sync', async () => {
