@@ -31,7 +31,30 @@ export interface LearnPage {
   client: ApiClient
   /** The routes' base URL (`…/__ap`), for what another tab or process sends. */
   base: string
+  /**
+   * How many of the page's questions of how the learning run stands (`GET …/learn/run`) it has read the answer of: a
+   * spec waits on it where the page's answer, not a time, decides (a run shown or not).
+   */
+  runAnswers(): number
   close(): Promise<void>
+}
+
+/**
+ * `fetch` for the page's client, counting each answer of `GET …/learn/run` once the client has read its body (the
+ * page takes it into its state in the same turn).
+ */
+function countingRunAnswers(seen: { runAnswers: number }): typeof fetch {
+  return async (input, init) => {
+    const res = await globalThis.fetch(input, init)
+    if (!String(input).split('?')[0]!.endsWith('/learn/run') || (init?.method ?? 'GET') !== 'GET') return res
+    const read = res.text.bind(res)
+    res.text = async () => {
+      const body = await read()
+      seen.runAnswers++
+      return body
+    }
+    return res
+  }
 }
 
 /** The section over the routes of `deps` (preview, meta and hosts filled in), in `lang`. */
@@ -51,7 +74,8 @@ export async function renderLearnPage(
   const unbind =
     lang === 'en' ? bindLocale({ getLocale: () => ({ active: 'en' }), subscribe: () => () => {} }) : () => {}
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/__ap`
-  const client = createApiClient(base, globalThis.fetch)
+  const seen = { runAnswers: 0 }
+  const client = createApiClient(base, countingRunAnswers(seen))
   await client.refresh()
   const { container } = await render(
     <ApiContext.Provider value={client}>
@@ -62,6 +86,7 @@ export async function renderLearnPage(
     container,
     client,
     base,
+    runAnswers: () => seen.runAnswers,
     close: async () => {
       unbind()
       server.closeAllConnections()

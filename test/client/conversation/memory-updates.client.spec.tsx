@@ -1,4 +1,4 @@
-import { beforeEach, describe, expect, it } from 'vitest'
+import { beforeEach, describe, expect, it, vi } from 'vitest'
 import { ApiContext, createApiClient } from '../../../lib/client/data/api.ts'
 import { MemoryUpdates } from '../../../lib/client/conversation/MemoryUpdates.tsx'
 import { MemorySaveView } from '../../../lib/client/conversation/MemorySaveView.tsx'
@@ -328,9 +328,11 @@ describe('MemoryUpdates learns of background writes', () => {
     const reads = () => host.calls.filter((c) => c.method === 'GET' && c.path === '/__ap/state').length
     const before = reads()
     await rerender(ui(5))
-    await settle(1700)
-    expect(reads()).toBe(before + 1)
+    // The page looks at the state again a while after a turn that triggers the extraction (the job stores meanwhile):
+    // wait for that look, not for a time.
+    await vi.waitFor(() => expect(reads()).toBe(before + 1), { timeout: 10_000, interval: 50 })
     await settle()
     expect(facts(container)).toEqual([['用户住在杭州 撤销', 'false']])
+    expect(reads()).toBe(before + 1)
   })
 })

@@ -10,7 +10,8 @@ import { afterEach, describe, expect, it, vi } from 'vitest'
 import { createApiClient } from '../../../../lib/client/data/api.ts'
 import { openLive } from '../../../../lib/client/data/live.ts'
 import { userItemsOf } from '../../../../lib/state/model.ts'
-import { button, chooseFile, click, settle, text } from '../../../support/dom.tsx'
+import { readHead, runFiles } from '../../../../lib/store/learn-run-file.ts'
+import { button, chooseFile, click, text } from '../../../support/dom.tsx'
 import { chooseModel, learningSpec, until } from '../../../support/learn-page.tsx'
 import { claudeExport, exportZip } from '../../../support/learn-exports.ts'
 import { SPINE_MODEL } from '../../../support/spine.ts'
@@ -49,13 +50,21 @@ describe('the learning run on the page', () => {
     await until(() => bar(page) !== null)
     expect(runText(page)).toBe('Learning… · conversations 0 of 3; suggestions found: 0')
     expect(bar(page)!.getAttribute('aria-valuemax')).toBe('3')
+    // While paused the page asks how the run stands every 15 seconds: the test moves the clock on at once instead of
+    // waiting them out (the clock otherwise runs as it does).
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'], shouldAdvanceTime: true })
     await click(button('Pause', page))
     await until(() => runText(page).startsWith('Paused'))
     release()
-    await until(() => userItemsOf(spec.h.store.state).length === 1)
+    // The runner's step for the call that was out ends with the run's progress on disk; it then looks at the run's
+    // state before it sends another.
+    const head = runFiles(spec.h.store.file).head
+    await vi.waitFor(async () => expect((await readHead(head))?.next).toBe(1), { timeout: 10_000, interval: 20 })
     // Paused: the call that was out is kept, no other goes; the page says so when it asks again.
-    await settle(300)
+    await vi.advanceTimersByTimeAsync(15_000)
+    await until(() => runText(page) === 'Paused · conversations 1 of 3; suggestions found: 1')
     expect(spec.h.model.of('extract')).toHaveLength(1)
+    expect(userItemsOf(spec.h.store.state)).toHaveLength(1)
     await click(button('Resume', page))
     await until(() => runText(page).startsWith('Done'), 30_000)
     expect(runText(page)).toBe(
@@ -139,7 +148,8 @@ describe('a run started elsewhere', () => {
     const source = tab.sources[0]!
     source.open()
     await until(() => channel.mode === 'live')
-    await settle(100)
+    // The section has its answer to how a run stands (none yet), and shows it.
+    await until(() => spec.page.runAnswers() >= 1)
     expect(bar(page)).toBeNull()
 
     // Another tab reads an export and starts learning; its second call stays out.
@@ -168,7 +178,7 @@ describe('a run started elsewhere', () => {
     // 15 seconds on at once instead of waiting them out.
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'], shouldAdvanceTime: true })
     const page = await open()
-    await settle(100)
+    await until(() => spec.page.runAnswers() >= 1)
     expect(bar(page)).toBeNull()
     let release!: () => void
     const held = new Promise<void>((r) => (release = r))
