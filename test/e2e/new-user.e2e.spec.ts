@@ -12,7 +12,6 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import type { Profile } from '../../lib/state/model.ts'
 import type { WireState } from '../../lib/shared/wire-state.ts'
 import {
-  launchBrowser,
   openApp,
   openSection,
   openSettings,
@@ -21,6 +20,7 @@ import {
   screenshotOnFailure,
   send,
 } from '../support/browser.ts'
+import { launchBrowser } from '../support/chromium.ts'
 import { bootHost, type Host } from '../support/host-api.ts'
 import { startModelServer, type ModelServer } from '../support/model-server.ts'
 import { until } from '../support/memory-requests.ts'

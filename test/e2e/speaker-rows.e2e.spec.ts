@@ -6,7 +6,8 @@
  */
 import type { Browser } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { launchBrowser, openApp, openWorkspace, screenshot, send } from '../support/browser.ts'
+import { openApp, openWorkspace, screenshot, send } from '../support/browser.ts'
+import { launchBrowser } from '../support/chromium.ts'
 import { bootHost, type Host } from '../support/host-api.ts'
 import { startModelServer, type ModelServer } from '../support/model-server.ts'
 

@@ -16,7 +16,6 @@ import type { RunRecord } from '../../lib/shared/diagnostics.ts'
 import type { WireProfile, WireState } from '../../lib/shared/wire-state.ts'
 import {
   docImage,
-  launchBrowser,
   openApp,
   openSection,
   openSettings,
@@ -25,6 +24,7 @@ import {
   send,
   turnOver,
 } from '../support/browser.ts'
+import { launchBrowser } from '../support/chromium.ts'
 import { nodeBin, ROOT } from '../support/dsh.ts'
 import { postJson } from '../support/host-api.ts'
 import { until } from '../support/memory-requests.ts'
