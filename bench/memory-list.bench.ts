@@ -11,7 +11,7 @@ import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import * as esbuild from 'esbuild'
 import type { Page } from 'playwright-core'
-import { CHROMIUM, launchBrowser } from '../test/support/chromium.ts'
+import { CHROMIUM, launchBrowser } from '../test/support/browser.ts'
 import { ROOT } from '../test/support/dsh.ts'
 import { median } from '../test/support/stats.ts'
 

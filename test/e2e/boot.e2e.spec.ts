@@ -9,8 +9,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import type { Browser } from 'playwright-core'
 // @ts-expect-error -- plain ESM script shared with `npm start`; it has no type declarations.
 import { installPlugin } from '../../scripts/install-plugin.mjs'
-import { openApp, screenshot } from '../support/browser.ts'
-import { launchBrowser } from '../support/chromium.ts'
+import { launchBrowser, openApp, screenshot } from '../support/browser.ts'
 import { makeHome, ROOT, runHeadless, startWeb, type Home, type Web } from '../support/dsh.ts'
 import { isTitleRequest, savesMemory, startModelServer, type ModelServer } from '../support/model-server.ts'
 

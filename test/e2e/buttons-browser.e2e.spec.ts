@@ -5,7 +5,7 @@
 import type { Browser } from 'playwright-core'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { PLUGIN_CSS } from '../../lib/client/styles/styles.ts'
-import { launchBrowser } from '../support/chromium.ts'
+import { launchBrowser } from '../support/browser.ts'
 
 let browser: Browser
 beforeAll(async () => {

@@ -11,6 +11,7 @@ import { DatabaseSync } from 'node:sqlite'
 import type { Browser, Locator, Page } from 'playwright-core'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import {
+  launchBrowser,
   openApp,
   openSection,
   openSettings,
@@ -19,7 +20,6 @@ import {
   screenshotOnFailure,
   send,
 } from '../support/browser.ts'
-import { launchBrowser } from '../support/chromium.ts'
 import { bootHost, type Host } from '../support/host-api.ts'
 import { startModelServer, type ModelServer } from '../support/model-server.ts'
 

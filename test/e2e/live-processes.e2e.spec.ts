@@ -5,8 +5,7 @@
  */
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, expect, it } from 'vitest'
-import { chooseProfile, openApp, openSection, openSettings, screenshot } from '../support/browser.ts'
-import { launchBrowser } from '../support/chromium.ts'
+import { chooseProfile, launchBrowser, openApp, openSection, openSettings, screenshot } from '../support/browser.ts'
 import { makeHome, runHeadless, type Home } from '../support/dsh.ts'
 import { bootHost, type Host } from '../support/host-api.ts'
 import { isTitleRequest, startModelServer, type ModelServer } from '../support/model-server.ts'

@@ -11,6 +11,7 @@ import type { WireState } from '../../lib/shared/wire-state.ts'
 import type { Profile } from '../../lib/state/model.ts'
 import {
   chooseProfile,
+  launchBrowser,
   openApp,
   openSection,
   openSettings,
@@ -19,7 +20,6 @@ import {
   send,
   showProfileList,
 } from '../support/browser.ts'
-import { launchBrowser } from '../support/chromium.ts'
 import { bootHost, type Host } from '../support/host-api.ts'
 import { httpClient } from '../support/http.ts'
 import { openChannel, opened } from '../support/ws-client.ts'

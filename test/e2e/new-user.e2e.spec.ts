@@ -12,6 +12,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import type { Profile } from '../../lib/state/model.ts'
 import type { WireState } from '../../lib/shared/wire-state.ts'
 import {
+  launchBrowser,
   openApp,
   openSection,
   openSettings,
@@ -20,7 +21,6 @@ import {
   screenshotOnFailure,
   send,
 } from '../support/browser.ts'
-import { launchBrowser } from '../support/chromium.ts'
 import { bootHost, type Host } from '../support/host-api.ts'
 import { startModelServer, type ModelServer } from '../support/model-server.ts'
 import { until } from '../support/memory-requests.ts'

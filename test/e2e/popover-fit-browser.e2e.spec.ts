@@ -7,8 +7,7 @@
 import type { Browser, Locator, Page } from 'playwright-core'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import type { Profile } from '../../lib/state/model.ts'
-import { openApp, openWorkspace, screenshot, screenshotOnFailure, send } from '../support/browser.ts'
-import { launchBrowser } from '../support/chromium.ts'
+import { launchBrowser, openApp, openWorkspace, screenshot, screenshotOnFailure, send } from '../support/browser.ts'
 import { bootHost, type Host } from '../support/host-api.ts'
 import { startModelServer, type ModelServer } from '../support/model-server.ts'
 

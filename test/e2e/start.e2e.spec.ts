@@ -16,6 +16,7 @@ import type { RunRecord } from '../../lib/shared/diagnostics.ts'
 import type { WireProfile, WireState } from '../../lib/shared/wire-state.ts'
 import {
   docImage,
+  launchBrowser,
   openApp,
   openSection,
   openSettings,
@@ -24,7 +25,6 @@ import {
   send,
   turnOver,
 } from '../support/browser.ts'
-import { launchBrowser } from '../support/chromium.ts'
 import { nodeBin, ROOT } from '../support/dsh.ts'
 import { postJson } from '../support/host-api.ts'
 import { until } from '../support/memory-requests.ts'

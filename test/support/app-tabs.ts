@@ -7,8 +7,7 @@
 import { expect, beforeAll, afterAll } from 'vitest'
 import type { BrowserContext, Browser, Page, Request } from 'playwright-core'
 import type { Profile } from '../../lib/state/model.ts'
-import { chooseProfile, openPage, openSettings, openWorkspace, send } from './browser.ts'
-import { launchBrowser } from './chromium.ts'
+import { chooseProfile, launchBrowser, openPage, openSettings, openWorkspace, send } from './browser.ts'
 import { bootHost, type Host } from './host-api.ts'
 import { isTitleRequest, startModelServer, type ModelServer } from './model-server.ts'
 

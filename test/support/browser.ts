@@ -6,17 +6,37 @@
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import type { Browser, BrowserContext, Locator, Page } from 'playwright-core'
+import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core'
 import { ROOT } from './dsh.ts'
 import { bootHost, type Host } from './host-api.ts'
 import { startModelServer, type ModelServer } from './model-server.ts'
 import type { TestContext } from 'vitest'
 import { decodePng } from './png.ts'
-import { launchBrowser } from './chromium.ts'
 
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 const ARTIFACTS = join(ROOT, 'test-artifacts')
 /** Where the pictures README.md shows are written; committed, so the README shows what the suite last saw. */
 const DOC_IMAGES = join(ROOT, 'docs', 'images')
+
+/** Flags that keep Chromium from reaching for the network this machine does not have. */
+const FLAGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--disable-dev-shm-usage',
+]
+
+export async function launchBrowser(): Promise<Browser> {
+  if (!existsSync(CHROMIUM))
+    throw new Error(
+      `Chromium not found at ${CHROMIUM}: install Debian's chromium (apt-get install chromium), or set CHROMIUM_PATH`,
+    )
+  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: FLAGS })
+}
 
 /**
  * Open the app at `url` in a fresh page (language `lang`) and wait for the composer. A home made with the notice

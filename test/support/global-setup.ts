@@ -1,7 +1,6 @@
 /**
  * Runs once before the suite: builds both halves from the current sources, so every end-to-end test boots the plugin
- * exactly as `npm start` would, bundles the processes the specs start beside themselves (./children.ts), and starts the
- * run's Chromium (./chromium.ts); resolves with the teardown that stops it. Kept
+ * exactly as `npm start` would, then bundles the processes the specs start beside themselves (./children.ts). Kept
  * here, not in children.ts, because the jsdom specs import children.ts's helpers and esbuild refuses to load in jsdom.
  */
 import { copyFileSync, mkdirSync, readdirSync } from 'node:fs'
@@ -11,11 +10,10 @@ import * as esbuild from 'esbuild'
 // @ts-expect-error -- plain ESM build script shared with npm scripts; it has no type declarations.
 import { build } from '../../scripts/build.mjs'
 import { CHILDREN, childrenDir } from './children.ts'
-import { shareBrowser } from './chromium.ts'
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
 
-export default async function setup(): Promise<() => Promise<void>> {
+export default async function setup(): Promise<void> {
   await build({ minify: true })
   const folder = childrenDir()
   mkdirSync(folder, { recursive: true })
@@ -34,5 +32,4 @@ export default async function setup(): Promise<() => Promise<void>> {
     packages: 'external',
     logLevel: 'warning',
   })
-  return await shareBrowser()
 }
