@@ -2,10 +2,12 @@ import { fileURLToPath } from 'node:url'
 import { defineConfig } from 'vitest/config'
 
 /**
- * Node spec files that cannot run in a VM context: the pi-ai model package's modules link across contexts ("Linked
- * modules must use the same context"), so the file that loads it runs in a process of its own.
+ * Node spec files that cannot run in a VM context, each in a process of its own: model-key loads the pi-ai model
+ * package, whose modules link across contexts ("Linked modules must use the same context"); routes-command's large
+ * import has its body parsed on a worker thread, whose answer arrives as objects of the process's own realm, which
+ * the plain-object check of a VM context's code rightly refuses.
  */
-const NEEDS_A_PROCESS = ['test/prompt/model-key.spec.ts']
+const NEEDS_A_PROCESS = ['test/prompt/model-key.spec.ts', 'test/http/routes-command.spec.ts']
 
 // Node specs and jsdom specs (`*.client.spec.tsx`, under test/client/) run as projects of one run; the e2e specs
 // (test/e2e/) boot the real dsh, so the node project's timeouts are long. test/support/ holds helpers, no specs.
@@ -47,6 +49,7 @@ export default defineConfig({
           environment: 'node',
           include: NEEDS_A_PROCESS,
           testTimeout: 120_000,
+          hookTimeout: 180_000,
         },
       },
       {
