@@ -5,7 +5,8 @@
  * Owns the trigger, the retry pause after a failure, the request wording and the parsing of the answer; its runs go
  * through the job runner (runner.ts), keyed by profile. It never applies an empty, echoed, out-of-shape or larger
  * answer, never compresses a profile whose memory is off, and never throws into the host. A profile a background
- * import is still filling (lib/store/filling.ts) is not compressed until its last batch is in.
+ * import fills (lib/store/filling.ts) is not compressed by the import at all: like a profile read at start, or one a
+ * single import command brings, it is compressed when its memory next grows (a turn saves to it, the user adds).
  */
 import type { Context } from '@deepseek-ai/cordis'
 import type { Config } from '../config/config.ts'
@@ -27,7 +28,7 @@ import { createJobRunner, type Settled } from './runner.ts'
 import { compressedKeys } from './compress-keys.ts'
 import { approxTokens } from '../prompt/tokens.ts'
 import type { ProfileStore } from '../store/store.ts'
-import { isFilling, onFillEnd } from '../store/filling.ts'
+import { isFilling } from '../store/filling.ts'
 import { errorText } from '../shared/errors.ts'
 import type { RunRecord, RunResult, CompressStatus, DropReason, Dropped } from '../shared/diagnostics.ts'
 import type { Log } from '../shared/log.ts'
@@ -228,10 +229,8 @@ class CompressJob {
       return
     }
     const off = this.#store.onChange((state) => this.#changed(state))
-    const offFill = onFillEnd(this.#store, (id) => this.#filled(id))
     this.#ctx.effect(() => () => {
       off()
-      offFill()
       this.#runner.stop()
     })
   }
@@ -244,8 +243,10 @@ class CompressJob {
     // Only a profile whose memory changed in this change can have grown: the others are skipped before their items
     // are counted (a large import changes one profile per batch among many large ones).
     const was = new Map(before.profiles.map((p) => [p.id, p.memory]))
-    // A profile an import is still filling is left until its last batch is in (see #filled): compressing it now
-    // would be wasted, as the next batch changes the memory before the answer could be stored.
+    // A profile an import is filling grows at every batch, and is not compressed for it: its memory stays on disk
+    // until a turn or the user uses it, and a compression would read every imported list whole and keep it as the
+    // compression's undo (95 imported profiles over the threshold held ~250 MB of the host's heap), for model calls
+    // the user pays for profiles they may never use. It is compressed at its next growth, as a profile read at start.
     const due = state.profiles.filter(
       (p) =>
         p.memoryEnabled &&
@@ -259,13 +260,6 @@ class CompressJob {
     this.#runner.later(0, () => {
       for (const p of due) this.#runner.request(p.id, undefined)
     })
-  }
-
-  /** An import finished filling profile `id`: it is compressed now if it grew past the threshold. */
-  #filled(id: string): void {
-    const p = this.#store.state.profiles.find((x) => x.id === id)
-    if (p === undefined || !p.memoryEnabled || memoryChars(p.memory) <= this.#config.memory.compressAt) return
-    this.#runner.later(0, () => this.#runner.request(id, undefined))
   }
 
   /** The model of a live conversation using this profile, else the host default. */
@@ -282,7 +276,7 @@ class CompressJob {
     const started = Date.now()
     // After a failure the profile rests, so a broken model is not asked again on every change.
     if (started - (this.#failedAt.get(profileId) ?? -Infinity) < RETRY_AFTER_MS) return undefined
-    // Asked for before an import started filling it: the fill's end asks again.
+    // Asked for before an import started filling it: its next growth after the fill asks again.
     if (isFilling(this.#store, profileId)) return undefined
     const p = this.#store.state.profiles.find((x) => x.id === profileId)
     if (!p || !p.memoryEnabled || memoryChars(p.memory) <= this.#config.memory.compressAt) return undefined

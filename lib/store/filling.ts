@@ -1,14 +1,13 @@
 /**
  * The profiles a background import (import-batches.ts) is still filling, per store: a profile whose memory arrives in
  * batches grows at every batch, and background work that reads a whole memory (the compression) would be wasted on
- * one that is half there. It owns the marks and the word when a fill ends; it never decides what waits for it.
+ * one that is half there. It owns the marks; it never decides what waits for them.
  */
 import type { ProfileStore } from './store.ts'
 
-/** One store's marks: how many fills run per profile, and who hears when one ends. */
+/** One store's marks: how many fills run per profile. */
 interface Fills {
   running: Map<string, number>
-  ended: Set<(profileId: string) => void>
 }
 
 /** Keyed by the store, so that two stores (two plugin loads, the specs' stores) never see each other's fills. */
@@ -17,13 +16,13 @@ const fills = new WeakMap<ProfileStore, Fills>()
 function fillsOf(store: ProfileStore): Fills {
   let f = fills.get(store)
   if (f === undefined) {
-    f = { running: new Map(), ended: new Set() }
+    f = { running: new Map() }
     fills.set(store, f)
   }
   return f
 }
 
-/** Mark profile `id` of `store` as being filled; the function returned ends the mark (once) and says so. */
+/** Mark profile `id` of `store` as being filled; the function returned ends the mark (once). */
 export function startFill(store: ProfileStore, id: string): () => void {
   const f = fillsOf(store)
   f.running.set(id, (f.running.get(id) ?? 0) + 1)
@@ -37,18 +36,10 @@ export function startFill(store: ProfileStore, id: string): () => void {
       return
     }
     f.running.delete(id)
-    for (const fn of [...f.ended]) fn(id)
   }
 }
 
 /** Whether an import is still filling profile `id` of `store`. */
 export function isFilling(store: ProfileStore, id: string): boolean {
   return fills.get(store)?.running.has(id) === true
-}
-
-/** Call `fn` with a profile's id each time a fill of it ends; returns the function that stops it. */
-export function onFillEnd(store: ProfileStore, fn: (profileId: string) => void): () => void {
-  const f = fillsOf(store)
-  f.ended.add(fn)
-  return () => f.ended.delete(fn)
 }

@@ -222,7 +222,7 @@ export class OwnImports {
     const added = one.imported > 0 && one.replaced.length === 0 ? one.profileIds[0] : undefined
     this.#progress(1 + (added === undefined ? items.length : keep), report, 0)
     if (added === undefined) return
-    // Background work on this profile's whole memory (its compression) waits until the last batch is in.
+    // Its growth by the batches below sets off no background work on its whole memory (its compression).
     const filled = startFill(this.#store, added)
     try {
       await this.#rest(added, items, keep, report)

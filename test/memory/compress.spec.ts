@@ -8,7 +8,7 @@ import { boot, settle, type Harness } from '../support/memory-harness.ts'
 import type { CompressStatus } from '../../lib/shared/diagnostics.ts'
 import { readParsedFile } from '../../lib/commands/file-read.ts'
 import { OwnImports } from '../../lib/store/import-batches.ts'
-import { onFillEnd } from '../../lib/store/filling.ts'
+import { isInMemory } from '../../lib/state/lazy-list.ts'
 
 let h: Harness
 let job: { status(): CompressStatus }
@@ -225,9 +225,10 @@ describe('memory compression', () => {
   })
 })
 
-// A profile a background import is still filling grows at every batch: compressing it then would be wasted, as the
-// next batch changes the memory before the answer could be stored. It is compressed once, after its last batch.
-it('a profile an import is filling is compressed once, after its last batch, not while its batches arrive', async () => {
+// An import fills a profile in batches, each a growth past the threshold; compressing it for the import would read
+// every imported list whole and keep it as the compression's undo (the host's heap held ~250 MB after 95 profiles),
+// for model calls on profiles the user may never use. It is compressed at its next growth, as a profile read at start.
+it('an imported profile past the threshold is compressed at its next growth, not by its import', async () => {
   h.model.script('compress', { text: '摘要：用户导入了很多关于工具链的记忆。\n- 看重构建速度' })
   const items = Array.from({ length: 400 }, (_, i) => ({
     id: `m${i}`,
@@ -248,18 +249,23 @@ it('a profile an import is filling is compressed once, after its last batch, not
     void h.store.command({ op: 'session.set', sessionId: 's-compress', patch: { profileId: 'big' } })
   })
   const imported = () => h.model.of('compress').filter((r) => r.prompt.includes('导入事实'))
-  // Counted the moment the last batch is in: what the fill's end asks for may reach the model before settled() does.
-  let sentWhileFilling: number | undefined
-  const offFill = onFillEnd(h.store, (id) => {
-    if (id === 'big') sentWhileFilling = imported().length
-  })
   const own = new OwnImports(h.store)
   own.start({ read, choice: { conflicts: 'keep-both', replace: new Set<string>() } })
   const status = await own.settled()
-  offFill()
   expect(status).toMatchObject({ state: 'done', done: status.total })
-  // Nothing was sent while the batches arrived.
-  expect(sentWhileFilling).toBe(0)
-  expect((await runs(1)).runs).toMatchObject([{ outcome: 'stored', profileId: 'big' }])
+  const big = () => h.store.state.profiles.find((p) => p.id === 'big')!
+  // Another profile's growth is compressed, and is the only run: the import asked for none.
+  await growOtherAndRun(1)
+  expect(imported()).toHaveLength(0)
+  // The imported list stays on disk, not read into the host's memory (the count below reads it).
+  expect(isInMemory(big().memory.items)).toBe(false)
+  expect(memoryChars(big().memory)).toBeGreaterThan(500)
+  // A turn saves to it: now it is compressed, and its undo brings back every imported item.
+  await h.store.command({ op: 'memory.add', target: { profileId: 'big' }, items: [{ text: '用户今天换了新电脑' }] })
+  expect((await runs(2)).runs.find((r) => r.profileId === 'big')).toMatchObject({ outcome: 'stored' })
   expect(imported()).toHaveLength(1)
+  await h.store.command({ op: 'memory.undo', profileId: 'big' })
+  const back = big().memory.items.map((it) => it.text)
+  expect(back).toHaveLength(401)
+  expect(back.slice(0, 400)).toEqual(items.map((it) => it.text))
 })

@@ -6,6 +6,8 @@
  * done it holds none of the memory lists it wrote (they stay on disk until read, as after a start).
  */
 import { spawn } from 'node:child_process'
+import { setFlagsFromString } from 'node:v8'
+import { runInNewContext } from 'node:vm'
 import { afterEach, describe, expect, it } from 'vitest'
 import fc from 'fast-check'
 import { readParsedFile } from '../../lib/commands/file-read.ts'
@@ -18,6 +20,9 @@ import { fcParams, genRng, type Rng } from '../support/fuzz.ts'
 import { freshStore, importFilesInto } from '../support/store-helpers.ts'
 import { StoreError } from '../../lib/shared/errors.ts'
 import { childArgs } from '../support/children.ts'
+
+setFlagsFromString('--expose-gc')
+const gc = runInNewContext('gc') as () => void
 
 const stores: { dispose(): Promise<void> }[] = []
 afterEach(async () => {
@@ -162,6 +167,35 @@ describe('a large own file imported in the background', () => {
     expect(await own.settled()).toMatchObject({ state: 'done', result: { imported: sizes.length } })
     expect(held()).toBe(0)
     expect(texts()).toEqual(sizes.map((n) => Array.from({ length: n }, (_, k) => `newer ${k}`)))
+  })
+
+  // Each imported profile is compared with every one there at each batch, by a key of its contents cached per profile
+  // object; a key that was the profile's whole JSON kept a second copy of every imported memory in the host's heap.
+  it('keeps no copy of the memory it imported in the host once done', async () => {
+    const s = await store()
+    const text = (p: number, k: number) =>
+      `${'用户在这个项目里用过这套工具链，并且对它的构建速度印象深刻'.repeat(4)} ${p}.${k}`
+    const envelope = {
+      format: 'dsh-agent-profiles',
+      version: 1,
+      profiles: Array.from({ length: 8 }, (_, p) => ({
+        id: `big${p}`,
+        name: `Big ${p}`,
+        memory: { summary: '', items: Array.from({ length: 1_500 }, (_, k) => ({ id: `m${k}`, text: text(p, k) })) },
+      })),
+    }
+    const file = ownFile(envelope)
+    const heap = async () => {
+      await new Promise((resolve) => setImmediate(resolve))
+      gc()
+      return process.memoryUsage().heapUsed
+    }
+    // What one copy of the imported texts takes in the heap (two bytes a character: they are not Latin-1).
+    const texts = envelope.profiles.reduce((n, p) => n + p.memory.items.reduce((m, it) => m + 2 * it.text.length, 0), 0)
+    const before = await heap()
+    expect(await importInBackground(s, file)).toMatchObject({ state: 'done' })
+    // Their lists are on disk (see "holds none of the lists"): the heap grew by less than one copy of their texts.
+    expect((await heap()) - before).toBeLessThan(texts)
   })
 
   it('refuses a second import while one runs, with rule import.running, and takes one again once it is done', async () => {
