@@ -8,9 +8,10 @@
  *    (p50 of a command), in one process, the checkouts taking turns batch by batch;
  *  - `memory.update` and `memory.remove` of 50 seeded items each, at 100 and at 100,000 items (p50 of a command);
  *  - recall at 100,000 items: the scope search recall runs, and the index's ranked look alone (long-history-recall.ts);
- *  - the real `dsh web` with each checkout's built plugin on the same data: start until `/__ap/state` answers and the
- *    host's resident memory then, and a headless turn from its start until the model server gets its request (median
- *    of BENCH_RUNS, default 3, taking turns).
+ *    and the saves by kind (the first into a profile, one that checkpointed the WAL, the others: long-history-adds.ts);
+ *  - the real `dsh web` with each checkout's built plugin on the same data (long-history-web.ts): every day's start
+ *    until `/__ap/state` answers and the host's resident memory then, a headless turn from its start until the model
+ *    server gets its request, and the first start after the seed's bulk write (median of BENCH_RUNS, default 3).
  * Ratios: 100,000 / small within a checkout, and this / before at 100,000. The store's database is seeded once per
  * size by the `before` checkout and copied; each checkout first opens its copy once and waits until what it migrates
  * in the background is done (printed: that first start and the background work), so the figures are those of every
@@ -18,16 +19,16 @@
  * Run: `npm run bench -- long-history`.
  */
 import { spawnSync } from 'node:child_process'
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { dirname, join } from 'node:path'
+import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
 import { median } from '../test/support/stats.ts'
 import { importProfiles } from './seed-profiles.ts'
 import { recallFigures } from './long-history-recall.ts'
-import { makeHome, runHeadless, startWeb } from '../test/support/dsh.ts'
-import { isTitleRequest, startModelServer, type ModelServer } from '../test/support/model-server.ts'
+import { webFigures, workLeft } from './long-history-web.ts'
+import { AddKinds } from './long-history-adds.ts'
 
 interface BenchStore {
   state: { activeId: string; profiles: { id: string; memory: { items: unknown[] } }[] }
@@ -53,24 +54,12 @@ const changed = new Map<string, number>()
 if (process.argv[2] === '--settle') {
   const [, , , root, file] = process.argv
   const { openStore } = (await import(join(root!, 'lib/store/open-store.ts'))) as { openStore: Open }
-  const { DatabaseSync } = await import('node:sqlite')
   const started = performance.now()
   const store = await openStore({ file: file! })
   const opened = performance.now() - started
-  const db = new DatabaseSync(file!, { readOnly: true })
-  const meta = (key: string) =>
-    (db.prepare('SELECT value FROM meta WHERE key = ?').get(key) as { value?: unknown })?.value
-  // Schema 4 fills the item columns after the start (lib/store/kinds-job.ts), and a checkout with the counts table
-  // (item-counts.ts) counts the rows after it; a checkout before them has nothing to wait for.
-  const counted = db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'memory_counts'").get() !== undefined
-  // A checkout that merges the index's segments after a bulk write (index-merge.ts) merges the seed's once.
-  const merges = db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'memory_index_merge'").get() !== undefined
-  const merging = () => merges && db.prepare('SELECT 1 FROM memory_index_merge').get() !== undefined
-  const waiting = () =>
-    (Number(meta('schema')) >= 4 && (meta('kinds') !== 'done' || (counted && meta('counts') !== 'done'))) || merging()
-  while (waiting()) await new Promise((r) => setTimeout(r, 50))
+  // Until what the checkout does in the background after a start (item columns, counts, the index's merge) is done.
+  while (workLeft(file!).length > 0) await new Promise((r) => setTimeout(r, 50))
   const settled = performance.now() - started
-  db.close()
   await store.close()
   console.log(JSON.stringify({ opened, settled }))
   process.exit(0)
@@ -292,7 +281,9 @@ const mean = (t: number[]) => t.reduce((a, b) => a + b, 0) / t.length
 const tails = (key: string, [a, b] = [tail.get(`${key}/10`)!, tail.get(`${key}/${LONG}`)!]) =>
   `; mean ${ms(mean(a))} → ${ms(mean(b))} (${(mean(b) / mean(a)).toFixed(2)}×), slowest ${ms(Math.max(...a))} → ${ms(Math.max(...b))}`
 for (const n of [10, LONG]) {
-  const stores = await Promise.all(checkouts.map((c, i) => openers[i]!({ file: copyOf(n, c.name) })))
+  const files = checkouts.map((c) => copyOf(n, c.name))
+  const stores = await Promise.all(checkouts.map((_, i) => openers[i]!({ file: files[i]! })))
+  const kinds = files.map((f) => new AddKinds(f))
   // The seed's index was made by the `before` checkout: a checkout whose terms are newer re-terms it in the background
   // after the start (once). The saves are measured after it, as every later start meets them; its time is a figure.
   for (const [i, c] of checkouts.entries()) {
@@ -310,13 +301,15 @@ for (const n of [10, LONG]) {
     for (const i of batch % 2 === 0 ? [0, 1] : [1, 0]) {
       for (let k = 0; k < ADDS / 10; k++) {
         const used = process.cpuUsage()
-        const started = performance.now()
-        await stores[i]!.command({
-          op: 'memory.add',
-          target: { profileId: `p${(batch * (ADDS / 10) + k) % PROFILES}` },
-          items: [{ text: `第${batch}-${k}次保存的新事实：用户提到了项目${k % 17}的新进展`, source: 'tool' }],
-        })
-        times[i]!.push(performance.now() - started)
+        const profileId = `p${(batch * (ADDS / 10) + k) % PROFILES}`
+        const took = await kinds[i]!.time(profileId, () =>
+          stores[i]!.command({
+            op: 'memory.add',
+            target: { profileId },
+            items: [{ text: `第${batch}-${k}次保存的新事实：用户提到了项目${k % 17}的新进展`, source: 'tool' }],
+          }),
+        )
+        times[i]!.push(took)
         const { user, system } = process.cpuUsage(used)
         cpu[i]!.push((user + system) / 1000)
       }
@@ -326,6 +319,9 @@ for (const n of [10, LONG]) {
   // CPU time per save as well: on a shared machine the wall time of a save is mostly waiting for the disk and a core.
   checkouts.forEach((c, i) => addCpu.set(`${c.name}/${n}`, median(cpu[i]!)))
   checkouts.forEach((c, i) => tail.set(`${c.name}/add/${n}`, times[i]!))
+  checkouts.forEach((c, i) =>
+    console.log(`memory.add ${c.name.padEnd(6)}: at ${PROFILES * n} items, by kind: ${kinds[i]!.summary()}`),
+  )
   await editAndDelete(stores, n)
   if (n === LONG) await recallFigures(stores, checkouts, TOPICS, PROFILES * n)
   await Promise.all(stores.map((s) => s.close()))
@@ -352,7 +348,7 @@ for (const c of checkouts)
 console.log(
   `this / before at ${PROFILES * LONG} items: open ${(median(opened.get(`this/${LONG}`)!.ms) / median(opened.get(`before/${LONG}`)!.ms)).toFixed(2)}×, memory.add ${(addP50.get(`this/${LONG}`)! / addP50.get(`before/${LONG}`)!).toFixed(2)}×`,
 )
-await webFigures()
+await webFigures({ work, checkouts, sizes: [1, LONG], profiles: PROFILES })
 rmSync(work, { recursive: true, force: true })
 
 // ---- 2b. editing and deleting an item ------------------------------------------------------------------------------
@@ -393,78 +389,5 @@ async function editAndDelete(stores: BenchStore[], n: number): Promise<void> {
     // CPU time as for the adds: the wall time of one command on a shared machine is mostly waiting.
     checkouts.forEach((c, i) => changed.set(`${c.name}/${op}/${n}/cpu`, median(cpu[i]!)))
     checkouts.forEach((c, i) => tail.set(`${c.name}/${op}/${n}`, times[i]!))
-  }
-}
-
-// ---- 4. the real dsh web, and a headless turn --------------------------------------------------------------------
-
-/** The name of the checkout at `root`. */
-function nameOf(root: string): string {
-  return checkouts.find((c) => c.root === root)!.name
-}
-
-/** `dsh web` on a copy of the seeded data with `root`'s built plugin: start time and the host's RSS once it answers. */
-async function webStart(root: string, n: number, model: ModelServer): Promise<{ ms: number; rss: number }> {
-  const home = makeHome(['web'], { target: root })
-  try {
-    cpSync(join(work, `seed-${n}-${nameOf(root)}`), dirname(home.dataFile), { recursive: true })
-    const started = performance.now()
-    const web = await startWeb(home, model)
-    const ms = performance.now() - started
-    const rss = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${web.pid}/status`, 'utf8'))![1]) * 1024
-    await web.stop()
-    return { ms, rss }
-  } finally {
-    home.cleanup()
-  }
-}
-
-/** A headless turn with `root`'s plugin on the seeded data: from its start until the model server has its request. */
-async function firstTurn(root: string, n: number, model: ModelServer): Promise<number> {
-  const home = makeHome(['headless'], { target: root })
-  try {
-    cpSync(join(work, `seed-${n}-${nameOf(root)}`), dirname(home.dataFile), { recursive: true })
-    const before = model.requests.length
-    const started = performance.now()
-    let arrived = 0
-    const watch = setInterval(() => {
-      if (arrived === 0 && model.requests.slice(before).some((r) => !isTitleRequest(r))) arrived = performance.now()
-    }, 5)
-    const run = await runHeadless(home, model, '我最近在读什么书？上次说的咖啡店叫什么？', { timeoutMs: 300_000 })
-    clearInterval(watch)
-    if (run.code !== 0 || arrived === 0) throw new Error(`headless turn failed: ${run.stderr}`)
-    return arrived - started
-  } finally {
-    home.cleanup()
-  }
-}
-
-async function webFigures(): Promise<void> {
-  const runs = Number(process.env.BENCH_RUNS ?? 3)
-  const model = await startModelServer()
-  const roots = checkouts.map((c) => c.root)
-  const fig = new Map<string, { ms: number[]; rss: number[]; turn: number[] }>()
-  for (let round = 0; round < runs; round++) {
-    for (const i of round % 2 === 0 ? [0, 1] : [1, 0]) {
-      for (const n of [1, LONG]) {
-        const key = `${checkouts[i]!.name}/${n}`
-        const f = fig.get(key) ?? { ms: [], rss: [], turn: [] }
-        const w = await webStart(roots[i]!, n, model)
-        f.ms.push(w.ms)
-        f.rss.push(w.rss)
-        f.turn.push(await firstTurn(roots[i]!, n, model))
-        fig.set(key, f)
-      }
-    }
-  }
-  await model.close()
-  for (const c of checkouts) {
-    const a = fig.get(`${c.name}/1`)!
-    const b = fig.get(`${c.name}/${LONG}`)!
-    console.log(
-      `dsh web ${c.name.padEnd(6)}: start ${PROFILES} items ${ms(median(a.ms))}, ${PROFILES * LONG} items ${ms(median(b.ms))} (${(median(b.ms) / median(a.ms)).toFixed(2)}×); ` +
-        `rss ${MB(median(a.rss))} → ${MB(median(b.rss))} (+${MB(median(b.rss) - median(a.rss))}); ` +
-        `first turn's request ${ms(median(a.turn))} → ${ms(median(b.turn))} (${(median(b.turn) / median(a.turn)).toFixed(2)}×)`,
-    )
   }
 }

@@ -8,6 +8,7 @@
  * still there as it left them, puts back only removed items that nothing says again, and restores an edit or the
  * summary only while they still read as that entry left them.
  */
+import { appendedOnDisk } from '../state/lazy-list.ts'
 import { changedParts } from '../state/list-ends.ts'
 import { HISTORY_LIMITS, LIMITS, USER_HISTORY, historyKey, userItemsOf } from '../state/model.ts'
 import type { MemoryItem, MemoryWrite, MemoryWriter, Profile, SessionSetting, State } from '../state/model.ts'
@@ -92,29 +93,45 @@ function diff(
   return summary === undefined ? { added, removed, edited } : { added, removed, edited, summary }
 }
 
-/** Characters of JSON of each entry, computed once (entries are immutable). */
+/**
+ * Characters of JSON of each entry, computed once (entries are immutable): code points, as SQLite's `length()` counts
+ * the row an entry is written to, so that a list still on disk is bounded by its rows' sizes exactly as it would be
+ * read (JSON.stringify escapes a lone surrogate, so every pair left is one character).
+ */
 const sizes = new WeakMap<MemoryWrite, number>()
 function sizeOf(entry: MemoryWrite): number {
   let n = sizes.get(entry)
   if (n === undefined) {
-    n = JSON.stringify(entry).length
+    const json = JSON.stringify(entry)
+    n = json.length - (json.match(/[\uD800-\uDBFF]/g)?.length ?? 0)
     sizes.set(entry, n)
   }
   return n
 }
 
-/** `list` with `entry` appended, its oldest entries dropped past the bounds of its kind of list. */
+/** How many of the oldest entries of a list of these sizes (oldest first) go past the bounds; the newest stays. */
+function dropCount(sized: readonly number[], conversation: boolean): number {
+  const maxEntries = conversation ? HISTORY_LIMITS.conversationEntries : HISTORY_LIMITS.entries
+  const maxChars = conversation ? HISTORY_LIMITS.conversationChars : HISTORY_LIMITS.chars
+  let chars = sized.reduce((n, size) => n + size, 0)
+  let drop = 0
+  while (sized.length - drop > 1 && (sized.length - drop > maxEntries || chars > maxChars)) chars -= sized[drop++]!
+  return drop
+}
+
+/**
+ * `list` with `entry` appended, its oldest entries dropped past the bounds of its kind of list. A list still on disk
+ * stays there, bounded by its rows' sizes (lazy-list.ts `appendedOnDisk`): a command that writes memory reads none
+ * of the history it appends to.
+ */
 function appended(list: readonly MemoryWrite[], entry: MemoryWrite, conversation: boolean): MemoryWrite[] {
-  return boundHistory([...list, entry], conversation)
+  const bound = (sized: readonly number[]) => dropCount(sized, conversation)
+  return appendedOnDisk(list, entry, sizeOf(entry), bound) ?? boundHistory([...list, entry], conversation)
 }
 
 /** A history list (oldest first) without its oldest entries past the bounds of its kind of list; the newest stays. */
 export function boundHistory(out: MemoryWrite[], conversation: boolean): MemoryWrite[] {
-  const maxEntries = conversation ? HISTORY_LIMITS.conversationEntries : HISTORY_LIMITS.entries
-  const maxChars = conversation ? HISTORY_LIMITS.conversationChars : HISTORY_LIMITS.chars
-  let chars = out.reduce((n, e) => n + sizeOf(e), 0)
-  let drop = 0
-  while (out.length - drop > 1 && (out.length - drop > maxEntries || chars > maxChars)) chars -= sizeOf(out[drop++]!)
+  const drop = dropCount(out.map(sizeOf), conversation)
   return drop === 0 ? out : out.slice(drop)
 }
 

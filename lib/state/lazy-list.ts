@@ -54,6 +54,14 @@ export interface LazySource<T> {
   byIds?(ids: readonly string[]): T[]
   /** The last element's id, read without any element (`found` false: it cannot tell without reading the list). */
   lastId?(): { found: boolean; id?: string }
+  /** Each element's id and size, in order, without reading an element; undefined when it cannot tell (history lists). */
+  sizes?(): Sized[] | undefined
+}
+
+/** An element's id and its size as a bound of its list counts it (a history entry: characters of its JSON). */
+export interface Sized {
+  id: string
+  size: number
 }
 
 interface Lazy<T> {
@@ -208,4 +216,81 @@ export function lastIdOf<T extends { id: string }>(list: readonly T[] | undefine
     if (last.found) return last.id
   }
   return list.at(-1)?.id
+}
+
+/** A list made by {@link appendedOnDisk}: its elements still on disk (read by id), then those held in memory. */
+interface Appended<T> {
+  read(ids: readonly string[]): T[]
+  disk: readonly Sized[]
+  memory: readonly { item: T; size: number }[]
+}
+
+const appendedParts = new WeakMap<object, Appended<unknown>>()
+
+/** What the commit of an appended list writes: rows to insert and rows to delete, against the list it came from. */
+export interface AppendStep<T> {
+  /** The list the rows hold (the first of the chain of appends since the last write). */
+  root: readonly T[]
+  added: T[]
+  dropped: string[]
+}
+
+const appendSteps = new WeakMap<object, AppendStep<unknown>>()
+
+/**
+ * `list` with `item` appended and its `drop(sizes)` oldest elements dropped, still on disk, when `list` is on disk
+ * and its source can tell its elements' sizes (or was made here); undefined otherwise (the caller appends to the
+ * array). A history bounded by its entries' sizes then costs one short read of the rows' sizes, not every entry parsed
+ * and measured again (a bulk write's entry is a megabyte of JSON, read by the next write only to be dropped).
+ *
+ * The list is read when a reader looks, by the ids of the rows it keeps: those rows stay until a later write drops
+ * them, so a reader of this snapshot after such a write misses them, as one of a list read at the start does after
+ * another process's write. The step to the rows ({@link appendStep}) is kept for the write of the commit.
+ */
+export function appendedOnDisk<T extends { id: string }>(
+  list: readonly T[],
+  item: T,
+  size: number,
+  drop: (sizes: readonly number[]) => number,
+): T[] | undefined {
+  let parts = appendedParts.get(list) as Appended<T> | undefined
+  if (parts === undefined) {
+    const lazy = lazyOf(list)
+    const source = lazy?.loaded === undefined ? lazy?.source : undefined
+    const disk = source?.byIds === undefined ? undefined : source.sizes?.()
+    if (source?.byIds === undefined || disk === undefined) return undefined
+    parts = { read: (ids) => source.byIds!(ids), disk, memory: [] }
+  }
+  const n = drop([...parts.disk, ...parts.memory, { size }].map((e) => e.size))
+  const fromMemory = Math.max(0, n - parts.disk.length)
+  const disk = parts.disk.slice(n)
+  const memory = [...parts.memory.slice(fromMemory), { item, size }]
+  freezeDeep(item)
+  const read = parts.read
+  const out = lazyList<T>({
+    load: () => [...(disk.length === 0 ? [] : read(disk.map((e) => e.id))), ...memory.map((m) => m.item)],
+    lastId: () => ({ found: true, id: item.id }),
+  })
+  appendedParts.set(out, { read, disk, memory })
+  const prior = appendSteps.get(list) as AppendStep<T> | undefined
+  const gone = [...parts.disk.slice(0, n).map((e) => e.id), ...parts.memory.slice(0, fromMemory).map((m) => m.item.id)]
+  const unwritten = new Set(prior?.added.map((e) => e.id))
+  appendSteps.set(out, {
+    root: prior?.root ?? list,
+    added: [...(prior?.added.filter((e) => !gone.includes(e.id)) ?? []), item],
+    dropped: [...(prior?.dropped ?? []), ...gone.filter((id) => !unwritten.has(id))],
+  })
+  return out
+}
+
+/**
+ * What turns `before`'s rows into `after`'s when `after` was made from it by {@link appendedOnDisk} alone; undefined
+ * otherwise (the writer compares the lists). Forgotten once asked: the write that asks makes `after` the rows' list,
+ * and a chain of steps would keep every list before it alive.
+ */
+export function appendStep<T>(before: readonly T[], after: readonly T[]): AppendStep<T> | undefined {
+  const step = appendSteps.get(after) as AppendStep<T> | undefined
+  if (step?.root !== before) return undefined
+  appendSteps.delete(after)
+  return step
 }

@@ -32,7 +32,7 @@ import { SetAside } from './set-aside.ts'
 import { COLUMNS, byProfile, rowOf, rowsOf, rowsSetAside, type Row } from './row-read.ts'
 import { Positions } from './positions.ts'
 import type { StoredValues } from './stored-values.ts'
-import { lazyList, type CoreWant, type ItemTally, type MemoryCore } from '../../state/lazy-list.ts'
+import { lazyList, type CoreWant, type ItemTally, type MemoryCore, type Sized } from '../../state/lazy-list.ts'
 import { DatabaseSync } from './sqlite.ts'
 import { damagedRefusal, isDamage } from './damage.ts'
 import { errorText } from '../../shared/errors.ts'
@@ -437,6 +437,8 @@ export class RowReader {
           ? lazyList({
               load: () => this.#live(`the memory history "${key}"`, (rows) => rows.#historyList(key, d)),
               lastId: () => this.#live(`the memory history "${key}"`, (rows) => rows.#lastEntryId(key)),
+              sizes: () => this.#live(`the memory history "${key}"`, (rows) => rows.#entrySizes(key)),
+              byIds: (ids) => this.#live(`the memory history "${key}"`, (rows) => rows.#historyList(key, d, ids)),
             })
           : this.#historyList(key, d),
       )
@@ -458,14 +460,35 @@ export class RowReader {
     return this.#aside.has('memory_history', `${key}/${last.id}`) ? { found: false } : { found: true, id: last.id }
   }
 
-  /** One history list's entries, oldest first, each checked alone. */
-  #historyList(key: string, d: StoredValues): MemoryWrite[] {
-    this.#aside.forgetPrefix('memory_history', `${key}/`)
+  /**
+   * Each entry's id and size (characters of its JSON as written: history.ts sizes an entry so), oldest first, from the
+   * rows without reading their data; undefined when a read of the list would not give every row (more rows than its
+   * limit, a row set aside).
+   */
+  #entrySizes(key: string): Sized[] | undefined {
+    const rows = rowsOf(
+      'memory_history',
+      COLUMNS.entrySize,
+      this.#conn.statement('SELECT id, length(data) AS size FROM memory_history WHERE list = ? ORDER BY pos').all(key),
+    )
+    const whole =
+      rows.length <= HISTORY_LIMITS.entries && !rows.some((r) => this.#aside.has('memory_history', `${key}/${r.id}`))
+    return whole ? rows : undefined
+  }
+
+  /** One history list's entries (all, or those of `ids`), oldest first, each checked alone. */
+  #historyList(key: string, d: StoredValues, ids?: readonly string[]): MemoryWrite[] {
+    if (ids === undefined) this.#aside.forgetPrefix('memory_history', `${key}/`)
     const list: MemoryWrite[] = []
+    const sql = 'SELECT id, data FROM memory_history WHERE list = ?'
     for (const row of rowsSetAside(
       'memory_history',
       COLUMNS.itemData,
-      this.#conn.statement('SELECT id, data FROM memory_history WHERE list = ? ORDER BY pos').all(key),
+      ids === undefined
+        ? this.#conn.statement(`${sql} ORDER BY pos`).all(key)
+        : this.#conn
+            .statement(`${sql} AND id IN (SELECT value FROM json_each(?)) ORDER BY pos`)
+            .all(key, JSON.stringify(ids)),
       this.#aside,
       (r) => `${key}/${String(r.id)}`,
     )) {

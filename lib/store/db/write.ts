@@ -5,9 +5,10 @@
  * (index-upkeep.ts) and never touches a row set aside (set-aside.ts). It never opens or commits a transaction and
  * never decides what the next state is.
  */
-import { userItemsOf, type MemoryItem, type Profile, type State } from '../../state/model.ts'
+import { userItemsOf, type MemoryItem, type MemoryWrite, type Profile, type State } from '../../state/model.ts'
 import { changedKeys, diffKeys } from '../../state/sessions.ts'
 import { changedParts, sameEnds, type Part } from '../../state/list-ends.ts'
+import { appendStep } from '../../state/lazy-list.ts'
 import type { Connection } from './connection.ts'
 import type { HeldRevisions } from './held-revisions.ts'
 import type { IndexUpkeep } from './index-upkeep.ts'
@@ -294,16 +295,24 @@ class RowWriter {
     const remove = this.#statement('DELETE FROM memory_history WHERE list = ? AND id = ?')
     // Positions grow with the revision, so rows read back in order give each list oldest first.
     let pos = this.#revision * 1_000
+    const put = (key: string, e: MemoryWrite) => {
+      this.#aside.guard('memory_history', `${key}/${e.id}`)
+      insert.run(key, e.id, pos++, this.#revision, JSON.stringify(e))
+    }
     for (const [key, list] of Object.entries(next.history ?? {})) {
       const old = prev.history?.[key] ?? []
       if (old === list) continue
+      // A list appended to while on disk (lazy-list.ts appendedOnDisk) says its rows' change itself: reading both
+      // lists to compare them would read the whole history the append left on disk.
+      const step = appendStep(old, list)
+      if (step !== undefined) {
+        for (const e of step.added) put(key, e)
+        for (const id of step.dropped) remove.run(key, id)
+        continue
+      }
       const had = new Set(old.map((e) => e.id))
       const has = new Set(list.map((e) => e.id))
-      for (const e of list) {
-        if (had.has(e.id)) continue
-        this.#aside.guard('memory_history', `${key}/${e.id}`)
-        insert.run(key, e.id, pos++, this.#revision, JSON.stringify(e))
-      }
+      for (const e of list) if (!had.has(e.id)) put(key, e)
       for (const e of old) if (!has.has(e.id)) remove.run(key, e.id)
     }
     const drop = this.#statement(
