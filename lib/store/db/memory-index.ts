@@ -480,17 +480,26 @@ export class MemoryIndex {
       [NEWEST_SPAN],
     )
     if (near.length >= limit) return near
-    // Otherwise (a profile not written for years, the others since) from the owners' newest row down: FTS5 starts
-    // there, so the rows other profiles wrote since are never read (a walk back from a row number costs FTS5 a read
-    // of the term's rows before it, so this is not the first look).
+    // The rows the first look read, when it read as many as it may: the owners hold fewer than asked among them.
+    const span = rowFitting(
+      COLUMNS.spanRows,
+      this.#statement(
+        'SELECT count(*) AS n, min(doc) AS doc FROM (SELECT rowid AS doc FROM memory_fts WHERE memory_fts MATCH ? ORDER BY rowid DESC LIMIT ?)',
+      ).get(match, NEWEST_SPAN),
+    )
+    if (span === undefined || span.n < NEWEST_SPAN) return near
     const newest = rowFitting(
       COLUMNS.doc,
       this.#statement(`SELECT max(doc) AS doc FROM memory_docs WHERE owner IN (${marks})`).get(...owners),
     )?.doc
-    if (newest === undefined) return []
+    if (newest === undefined) return near
+    // A profile not written since the others wrote those rows (years, perhaps): from its newest row down, FTS5 seeking
+    // there, so the rows the others wrote since are never read. Otherwise on down from the newest, the map telling
+    // each row's owner: a walk back from a row number costs FTS5 a read of the term's rows below it.
+    const from = newest < span.doc ? 'AND rowid <= ?' : ''
     return hits(
-      `0 AS score FROM (SELECT rowid AS doc FROM memory_fts WHERE memory_fts MATCH ? AND rowid <= ? ORDER BY rowid DESC) n ${join}`,
-      [newest],
+      `0 AS score FROM (SELECT rowid AS doc FROM memory_fts WHERE memory_fts MATCH ? ${from} ORDER BY rowid DESC) n ${join}`,
+      newest < span.doc ? [newest] : [],
     )
   }
 
