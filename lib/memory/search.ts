@@ -13,7 +13,7 @@ import {
   type SessionSetting,
   type State,
 } from '../state/model.ts'
-import { conversationOwner, QUERY_TERMS } from '../store/db/memory-index.ts'
+import { conversationOwner, QUERY_TERMS, type IndexHit } from '../store/db/memory-index.ts'
 import { USER_OWNER } from '../store/db/rows.ts'
 import type { ProfileStore } from '../store/store.ts'
 import { termCode } from '../shared/search-terms.ts'
@@ -95,6 +95,27 @@ export const RANKED_ROWS = 300
 const NEWEST_CANDIDATES = 40
 
 /**
+ * The items of `hits` as their lists hold them: a profile's items still on disk read by the ids asked (years of them
+ * for a few hits), a list in memory looked up by position.
+ */
+function itemsOf(
+  owners: ReadonlyMap<string, ScopeList>,
+  hits: readonly IndexHit[],
+): (hit: IndexHit) => MemoryItem | undefined {
+  const onDisk = new Map<string, Map<string, MemoryItem> | undefined>()
+  for (const [owner, list] of owners) {
+    const ids = hits.filter((h) => h.owner === owner).map((h) => h.item)
+    if (ids.length > 0) onDisk.set(owner, itemsWithIds(list.items, ids))
+  }
+  return (hit) => {
+    const list = owners.get(hit.owner)
+    if (list === undefined) return undefined
+    const disk = onDisk.get(hit.owner)
+    return disk !== undefined ? disk.get(hit.item) : lookup.find(hit.owner, list.items, hit.item)
+  }
+}
+
+/**
  * The items of `lists` that share terms with `query` (terms and their weights: lib/memory/recall.ts), best first, at
  * most `limit`. The index finds the candidates — by the terms weighing at least `focus` (the newest message's) and the
  * rarer of the others: the rarest ranked by the index, the commonest (past {@link RANKED_ROWS}) by recency when the
@@ -128,40 +149,32 @@ export function searchLists(
     }
     return { hits, stats }
   })
-  let out: Scored[]
-  if (found === undefined) out = scan(lists, query)
-  else {
-    out = []
-    const onDisk = new Map<string, Map<string, MemoryItem> | undefined>()
-    // A profile's items still on disk are read by the ids found, not whole (years of them for a few hits); a list in
-    // memory is looked up by position.
-    const unread = (owner: string, list: ScopeList): Map<string, MemoryItem> | undefined => {
-      if (!onDisk.has(owner))
-        onDisk.set(
-          owner,
-          itemsWithIds(
-            list.items,
-            found.hits.filter((h) => h.owner === owner).map((h) => h.item),
-          ),
-        )
-      return onDisk.get(owner)
-    }
-    for (const h of found.hits) {
-      const list = owners.get(h.owner)
-      const disk = list === undefined ? undefined : unread(h.owner, list)
-      const item =
-        list === undefined
-          ? undefined
-          : disk !== undefined
-            ? disk.get(h.item)
-            : lookup.find(h.owner, list.items, h.item)
+  if (found === undefined)
+    return scan(lists, query)
+      .filter((s) => s.score > 0)
+      .sort((a, b) => b.score - a.score)
+      .slice(0, limit)
+  // Scored by the terms column the index handed over, best first; only the items that make the first `limit` are
+  // read (a profile's items on disk by their ids: a look hands over up to 140 candidates, a turn keeps a dozen).
+  const ranked = found.hits
+    .map((hit) => ({ hit, ...relevance(columnTerms(hit.terms), query, found.stats) }))
+    .filter((s) => s.score > 0)
+    .sort((a, b) => b.score - a.score)
+  const out: Scored[] = []
+  let next = 0
+  while (out.length < limit && next < ranked.length) {
+    const batch = ranked.slice(next, next + limit - out.length)
+    next += batch.length
+    const item = itemsOf(
+      owners,
+      batch.map((s) => s.hit),
+    )
+    for (const { hit, score, sure } of batch) {
+      const list = owners.get(hit.owner)
+      const it = item(hit)
       // An index row whose item this state does not hold (another process's newer write) is left for the next look.
-      if (item === undefined) continue
-      out.push({ item, layer: list!.layer, ...relevance(columnTerms(h.terms), query, found.stats) })
+      if (list !== undefined && it !== undefined) out.push({ item: it, layer: list.layer, score, sure })
     }
   }
   return out
-    .filter((s) => s.score > 0)
-    .sort((a, b) => b.score - a.score)
-    .slice(0, limit)
 }

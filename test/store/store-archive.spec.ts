@@ -341,4 +341,25 @@ describe("a turn's recall of memory still on disk", () => {
     const expected = searchLists(store, scopeLists(whole, wholeProfile, 's1', undefined), query, 40, 1)
     expect(found.value).toEqual(expected)
   }, 120_000)
+
+  it('reads the rows of only the items it hands over, of the many the index found, and the same items', async () => {
+    const { id, reopen } = await oneLongProfile(PER_PROFILE)
+    const store = await reopen()
+    const state = store.state
+    const profile = state.profiles.find((p) => p.id === id)!
+    const questions = ['fact about topic42', 'topic7 和 topic8 的 fact', 'profile facts']
+    const queries = questions.map((q) => recallQuery(q, [], 1_800_000_000_000).weights)
+    // A turn asks for 40 (recall-install.ts); the index hands over up to 140 candidates, all of them read before.
+    const found = queries.map((query) =>
+      archiveRowsDuring(() => searchLists(store, scopeLists(state, profile, 's1', undefined), query, 40, 1)),
+    )
+    expect(isInMemory(profile.memory.items)).toBe(false)
+    const whole = eager(state)
+    const wholeProfile = whole.profiles.find((p) => p.id === id)!
+    found.forEach(({ value, rows }, i) => {
+      expect(value.length).toBe(40)
+      expect(rows).toBeLessThanOrEqual(40)
+      expect(value).toEqual(searchLists(store, scopeLists(whole, wholeProfile, 's1', undefined), queries[i]!, 40, 1))
+    })
+  }, 120_000)
 })

@@ -78,11 +78,14 @@ export function conversationOwner(sessionId: string): string {
  * better). */
 export type IndexHit = Row<'hit'>
 
+/**
+ * Rows holding a term the newest-first look reads at most before it starts from the owners' own newest row: enough
+ * for the few items it hands over when the owners wrote lately, few enough to cost well under a millisecond.
+ */
+const NEWEST_SPAN = 1_000
+
 /** Distinct terms one ranked query sends at most: a question's first ones carry it, and the query stays fast. */
 export const QUERY_TERMS = 48
-
-/** Rows the first, unfiltered look ranks; only when the caller's owners hold too few of them is the slower one run. */
-const FIRST_LOOK = 200
 
 /**
  * What a ranking needs of the whole index beside the candidates (lib/memory/rank.ts): how many items it holds, their
@@ -451,34 +454,52 @@ export class MemoryIndex {
     if (distinct.length === 0 || owners.length === 0) return []
     // A code is two Han characters: no quote can end the phrase early.
     const match = `terms : (${[...new Set(distinct.map(termCode))].map((c) => `"${TERM_SEPARATOR}${c}"`).join(' OR ')})`
-    const rank = order === 'rank' ? "AND rank MATCH 'bm25(0.0, 1.0)'" : ''
-    const score = order === 'rank' ? '-rank' : '0'
-    // First the FTS table alone over every owner: most databases hold one person's memory, so the caller's owners
-    // hold most of the best rows. Each row names its owner and item, so no join is made; each row read costs a
-    // lookup of its content, so the look is twice what is asked, not more.
-    const look = Math.min(FIRST_LOOK, 2 * limit)
-    const first = rowsOf(
-      'memory_fts',
-      COLUMNS.hit,
-      this.#statement(
-        `SELECT owner, item, terms, ${score} AS score FROM memory_fts WHERE memory_fts MATCH ? ${rank} ORDER BY ${order} LIMIT ?`,
-      ).all(match, look),
-    )
-    const wanted = new Set(owners)
-    const out: IndexHit[] = []
-    for (const r of first) {
-      if (wanted.has(r.owner)) out.push(r)
-      if (out.length >= limit) return out
-    }
-    if (first.length < look) return out
     const marks = owners.map(() => '?').join(', ')
-    return rowsOf(
-      'memory_fts',
-      COLUMNS.hit,
+    // Each matching row's owner is read from the map through its index by row number (`memory_docs_by_doc` holds the
+    // owner beside the number), not from the FTS table's own column, which reads the row's whole content: only the
+    // rows kept are read whole. The `+` keeps SQLite from looking the map up once per owner.
+    const hits = (from: string, args: readonly (string | number)[]) =>
+      rowsOf(
+        'memory_fts',
+        COLUMNS.hit,
+        this.#statement(
+          `SELECT d.owner AS owner, d.item AS item, f.terms AS terms, ${from}
+      AND +d.owner IN (${marks}) ORDER BY ${order === 'rank' ? 'f.rank' : 'n.doc DESC'} LIMIT ?`,
+        ).all(match, ...args, ...owners, limit),
+      )
+    if (order === 'rank')
+      return hits(
+        `-f.rank AS score FROM memory_fts f JOIN memory_docs d ON d.doc = f.rowid
+      WHERE memory_fts MATCH ? AND f.rank MATCH 'bm25(0.0, 1.0)'`,
+        [],
+      )
+    const join = 'JOIN memory_docs d ON d.doc = n.doc JOIN memory_fts f ON f.rowid = n.doc WHERE 1'
+    // First the newest rows holding a term, whoever's: the owners' own rows are most often among the newest.
+    const near = hits(
+      `0 AS score FROM (SELECT rowid AS doc FROM memory_fts WHERE memory_fts MATCH ? ORDER BY rowid DESC LIMIT ?) n ${join}`,
+      [NEWEST_SPAN],
+    )
+    if (near.length >= limit) return near
+    // The rows the first look read, when it read as many as it may: the owners hold fewer than asked among them.
+    const span = rowFitting(
+      COLUMNS.spanRows,
       this.#statement(
-        `SELECT owner, item, terms, ${score} AS score FROM memory_fts WHERE memory_fts MATCH ? ${rank}
-      AND owner IN (${marks}) ORDER BY ${order} LIMIT ?`,
-      ).all(match, ...owners, limit),
+        'SELECT count(*) AS n, min(doc) AS doc FROM (SELECT rowid AS doc FROM memory_fts WHERE memory_fts MATCH ? ORDER BY rowid DESC LIMIT ?)',
+      ).get(match, NEWEST_SPAN),
+    )
+    if (span === undefined || span.n < NEWEST_SPAN) return near
+    const newest = rowFitting(
+      COLUMNS.doc,
+      this.#statement(`SELECT max(doc) AS doc FROM memory_docs WHERE owner IN (${marks})`).get(...owners),
+    )?.doc
+    if (newest === undefined) return near
+    // A profile not written since the others wrote those rows (years, perhaps): from its newest row down, FTS5 seeking
+    // there, so the rows the others wrote since are never read. Otherwise on down from the newest, the map telling
+    // each row's owner: a walk back from a row number costs FTS5 a read of the term's rows below it.
+    const from = newest < span.doc ? 'AND rowid <= ?' : ''
+    return hits(
+      `0 AS score FROM (SELECT rowid AS doc FROM memory_fts WHERE memory_fts MATCH ? ${from} ORDER BY rowid DESC) n ${join}`,
+      newest < span.doc ? [newest] : [],
     )
   }
 

@@ -70,6 +70,7 @@ export const COLUMNS = {
   ftsBlock: { block: 'bytes' },
   applicationId: { application_id: 'int' },
   doc: { doc: 'int' },
+  spanRows: { n: 'int', doc: 'int' },
   docKey: { owner: 'text', item: 'text', doc: 'int' },
   termsMark: { version: 'int', owner: 'text', item: 'text', done: 'int' },
   terms: { terms: 'text' },
