@@ -3,8 +3,8 @@
  * - the commit one saved fact makes: files touched and lines changed (target: 1 file, ≤ 3 lines);
  * - pulling one changed item into a store of 100,000 items (10 profiles × 10,000) against the same pull into a
  *   store holding only the default profiles: the store's own work (the `sync.apply` command, wall and the main
- *   thread's CPU time, which a loaded machine disturbs less) and the whole run,
- *   medians of ROUNDS (targets: store work ≤ 50 ms and ≤ 1.2× the empty store's);
+ *   thread's CPU time, which a loaded machine disturbs less) and the whole run, medians of ROUNDS taken in turn on
+ *   the two stores, each once the main thread is quiet (targets: store work ≤ 50 ms and ≤ 1.2× the empty store's);
  * - a first sync of a new machine with a repository of one 10,000-item profile, until the store holds them
  *   (target ≤ 5 s).
  * The turn-latency target (a turn with sync in the background ≤ 1.05× without) is bench/sync-turn.bench.ts's.
@@ -86,6 +86,33 @@ async function machine(remoteDir: string): Promise<Machine> {
   return { store, engine, applied, cpu }
 }
 
+/**
+ * Until this process's main thread is quiet: a store filled with 100,000 items re-terms and merges its memory index in
+ * the background afterwards (lib/store/index-job.ts, steps of ~15 ms on the main thread), and a pull measured
+ * meanwhile — the other pair's too, as the pairs share this thread — would count those steps as its own. Quiet: under
+ * 5 ms of CPU in 250 ms (waited for 60 s at most). Answers the CPU milliseconds of the first 250 ms looked at.
+ */
+async function quiet(): Promise<{ first: number }> {
+  let first = -1
+  for (let i = 0; i < 240; i++) {
+    const c0 = mainThreadCpu()
+    await new Promise((r) => setTimeout(r, 250))
+    const used = mainThreadCpu() - c0
+    if (first < 0) first = used
+    if (used < 5) break
+  }
+  return { first }
+}
+
+/** One store's figures: its items, and the medians of its pulls. */
+interface Figures {
+  items: number
+  apply: number
+  cpu: number
+  whole: number
+  busy: number[]
+}
+
 async function sync(m: Machine): Promise<number> {
   const t0 = performance.now()
   const s = await m.engine.now()
@@ -120,8 +147,11 @@ async function save(m: Machine, text: string): Promise<void> {
   })
 }
 
-/** Medians of pulling one fact A saved into B, where A and B start from A's store as `prepare` made it. */
-async function pulls(label: string, prepare: (store: ProfileStore) => Promise<void>) {
+/**
+ * Two machines on one remote, A's store as `prepare` made it and B synced with it; each `round` pulls one fact A saved
+ * into B and notes B's cost.
+ */
+async function pair(label: string, prepare: (store: ProfileStore) => Promise<void>) {
   const r = remote()
   const a = await machine(r)
   await prepare(a.store)
@@ -132,23 +162,33 @@ async function pulls(label: string, prepare: (store: ProfileStore) => Promise<vo
   )
   // A warm round: B's file cache holds what it took in, as it would after its first sync.
   await sync(b)
-  const items = b.store.state.profiles.reduce((n, p) => n + p.memory.items.length, 0)
-  const apply: number[] = []
-  const cpu: number[] = []
-  const whole: number[] = []
-  for (let i = 0; i < ROUNDS; i++) {
-    await save(a, `${label} 第 ${i} 条新事实`)
-    await sync(a)
-    b.applied.length = 0
-    b.cpu.length = 0
-    whole.push(await sync(b))
-    apply.push(...b.applied)
-    cpu.push(...b.cpu)
-    await sync(b)
+  const out = {
+    items: b.store.state.profiles.reduce((n, p) => n + p.memory.items.length, 0),
+    apply: [] as number[],
+    cpu: [] as number[],
+    whole: [] as number[],
+    /** The main thread's CPU in the 250 ms before each pull (what `quiet` saw first). */
+    busy: [] as number[],
   }
-  await a.store.close()
-  await b.store.close()
-  return { items, apply: median(apply), cpu: median(cpu), whole: median(whole) }
+  let saved = 0
+  return {
+    out,
+    async round(): Promise<void> {
+      await save(a, `${label} 第 ${saved++} 条新事实`)
+      await sync(a)
+      b.applied.length = 0
+      b.cpu.length = 0
+      out.busy.push((await quiet()).first)
+      out.whole.push(await sync(b))
+      out.apply.push(...b.applied)
+      out.cpu.push(...b.cpu)
+      await sync(b)
+    },
+    async close(): Promise<void> {
+      await a.store.close()
+      await b.store.close()
+    },
+  }
 }
 
 try {
@@ -171,15 +211,24 @@ try {
   }
 
   // 2. Pull one item into 100,000 vs an empty store.
-  const empty = await pulls('empty', async () => undefined)
-  const full = await pulls('full', (s) => fill(s, PROFILES, PER_PROFILE))
-  console.log(`pull one changed item, median of ${ROUNDS}:`)
-  console.log(
-    `  store of ${empty.items} items: sync.apply ${empty.apply.toFixed(2)} ms (CPU ${empty.cpu.toFixed(2)} ms), whole run ${empty.whole.toFixed(1)} ms`,
-  )
-  console.log(
-    `  store of ${full.items} items: sync.apply ${full.apply.toFixed(2)} ms (CPU ${full.cpu.toFixed(2)} ms), whole run ${full.whole.toFixed(1)} ms`,
-  )
+  // Both pairs first, then their rounds in turn (ABBA): the machine's load drifts over the minutes a 100,000-item store
+  // takes to fill and take in, and measured one after the other the two stores met different loads.
+  const pairs = [await pair('empty', async () => undefined), await pair('full', (s) => fill(s, PROFILES, PER_PROFILE))]
+  for (let i = 0; i < ROUNDS; i++) for (const p of i % 2 === 0 ? pairs : [...pairs].reverse()) await p.round()
+  for (const p of pairs) await p.close()
+  const figures = (out: (typeof pairs)[number]['out']): Figures => ({
+    ...out,
+    apply: median(out.apply),
+    cpu: median(out.cpu),
+    whole: median(out.whole),
+  })
+  const empty = figures(pairs[0]!.out)
+  const full = figures(pairs[1]!.out)
+  console.log(`pull one changed item, median of ${ROUNDS}, rounds alternating:`)
+  for (const f of [empty, full])
+    console.log(
+      `  store of ${f.items} items: sync.apply ${f.apply.toFixed(2)} ms (CPU ${f.cpu.toFixed(2)} ms), whole run ${f.whole.toFixed(1)} ms; main thread before each pull ${f.busy.map((x) => x.toFixed(0)).join(', ')} ms CPU in 250 ms`,
+    )
   console.log(
     `  ratio full / empty: sync.apply ${(full.apply / empty.apply).toFixed(2)}× (CPU ${(full.cpu / empty.cpu).toFixed(2)}×), whole run ${(full.whole / empty.whole).toFixed(2)}×`,
   )
