@@ -101,15 +101,25 @@ afterEach(async () => {
   vi.unstubAllGlobals()
 })
 
+/** The settings page over the stubbed host, once its reads have settled; on its tab `label` when given. */
+async function mountAt(label?: string): Promise<HTMLElement> {
+  const { container } = await render(
+    <ApiContext.Provider value={createApiClient()}>
+      <SettingsPage />
+    </ApiContext.Provider>,
+  )
+  await settle(5)
+  if (label !== undefined) {
+    await click(tab(label, container))
+    await settle(5)
+  }
+  return container
+}
+
 describe("the page's own save", () => {
   it('is one request: the editor shows the saved profile from the reply, without reading it again', async () => {
     const host = opsHost(state([profile({ id: 'a', name: '通用助手', rules: '实事求是' })]))
-    const { container } = await render(
-      <ApiContext.Provider value={createApiClient()}>
-        <SettingsPage />
-      </ApiContext.Provider>,
-    )
-    await settle(5)
+    const container = await mountAt()
     await type(field('行为准则', container), '不编造引用')
     const before = host.calls.length
     await click(button('保存', container))
@@ -124,14 +134,7 @@ describe("the page's own save", () => {
       ...state([profile({ id: 'a', name: '通用助手' })]),
       user: { items: [memoryItem('u1', '用户叫小王')] },
     })
-    const { container } = await render(
-      <ApiContext.Provider value={createApiClient()}>
-        <SettingsPage />
-      </ApiContext.Provider>,
-    )
-    await settle(5)
-    await click(tab('关于你', container))
-    await settle(5)
+    const container = await mountAt('关于你')
     await type(field('写下一条要长期记住的事实', container), '用户住在上海')
     await click(button('添加', container))
     // The model saves a fact as the save arrives: only a layer read after the save can show it.
@@ -154,14 +157,7 @@ describe("the page's own save", () => {
       state([profile({ id: 'a', name: '通用助手', memory: { summary: '', items: [memoryItem('m1', '喜欢咖啡')] } })]),
     )
     withCounts(host)
-    const { container } = await render(
-      <ApiContext.Provider value={createApiClient()}>
-        <SettingsPage />
-      </ApiContext.Provider>,
-    )
-    await settle(5)
-    await click(tab('记忆', container))
-    await settle(5)
+    const container = await mountAt('记忆')
     await type(field('写下一条要长期记住的事实', container), '用户住在上海')
     await click(button('添加', container))
     // The model saves a fact as the save arrives: only the list as the reply brought it can show it.
@@ -194,14 +190,7 @@ describe("the page's own save", () => {
       ]),
     )
     const sent = withCounts(host)
-    const { container } = await render(
-      <ApiContext.Provider value={createApiClient()}>
-        <SettingsPage />
-      </ApiContext.Provider>,
-    )
-    await settle(5)
-    await click(tab('记忆', container))
-    await settle(5)
+    const container = await mountAt('记忆')
     // Opening it reads the window: the profile whole carries its core only.
     expect(shown(container)).toEqual(['去过杭州', '喜欢咖啡'])
     await type(field('写下一条要长期记住的事实', container), '用户住在上海')
@@ -222,12 +211,7 @@ describe("the page's own save", () => {
   it('is one request in every other section that saves: tools, model, sync', async () => {
     const host = opsHost(state([profile({ id: 'a', name: '通用助手' })]))
     withCounts(host)
-    const { container } = await render(
-      <ApiContext.Provider value={createApiClient()}>
-        <SettingsPage />
-      </ApiContext.Provider>,
-    )
-    await settle(5)
+    const container = await mountAt()
     const save = async (): Promise<string[]> => {
       const before = host.calls.length
       await click(button('保存', container.querySelector('.ap-editor-actions')!))
