@@ -49,8 +49,12 @@ export interface TreeEntry {
 
 /** The git blob id of a text, as `git hash-object` computes it (so unchanged files are known without a git call). */
 export function blobId(text: string): string {
-  const body = Buffer.from(text, 'utf8')
-  return createHash('sha1').update(`blob ${body.length}\0`).update(body).digest('hex')
+  // The text is hashed as it is (encoded by the hash as it reads), not copied into a Buffer first: a memory file of
+  // 10,000 items is ~3 MB, hashed on the host's thread at every saved fact.
+  return createHash('sha1')
+    .update(`blob ${Buffer.byteLength(text, 'utf8')}\0`)
+    .update(text, 'utf8')
+    .digest('hex')
 }
 
 /** Whether a remote is a path on this machine (then git's `file` transport may be used for it). */

@@ -87,16 +87,19 @@ const synced = (path: string) =>
 /**
  * Commit what this machine changed (its files against our last commit `head`) and answer the commit and its files.
  * The message counts what changed from the texts at `head`: those this process committed are still in `files`, so
- * only a file it did not write (a pull's) is read back from the clone.
+ * only a file it did not write (a pull's) is read back from the clone. The host's own work here (each changed
+ * profile's files written and hashed, then the message's comparison of the changed texts) goes in steps, `step`
+ * awaited before each: the longest thing a run does on the host's thread, a turn arriving during it waits for one step.
  */
 async function commitLocal(
   repo: Repo,
   state: ProfileStore['state'],
   files: StateFiles,
   head: string | undefined,
+  step: () => Promise<void>,
 ): Promise<{ head: string | undefined; tree: Map<string, TreeEntry>; committed: boolean }> {
   const tree = await repo.tree(head)
-  const mine = files.of(state)
+  const mine = await files.ofStepwise(state, step)
   const changes = new Map<string, string | undefined>()
   for (const [path, f] of mine) if (tree.get(path)?.id !== f.id) changes.set(path, f.text)
   for (const path of tree.keys()) if (!mine.has(path) && synced(path)) changes.set(path, undefined)
@@ -109,6 +112,7 @@ async function commitLocal(
     else was.set(p, known)
   }
   for (const [p, text] of await repo.read(tree, unknown)) was.set(p, text)
+  await step()
   const names = new Map(
     state.profiles.map((p) => [p.library === undefined ? folderOf(p.id) : teamMemoryPath(p.id), p.name]),
   )
@@ -246,8 +250,8 @@ async function fetchChecked(repo: Repo) {
 }
 
 /**
- * Run one sync; `between` is awaited before each step of the host's own that no git call precedes (the local
- * commit's hashing of the state, the store's command), so that a turn that began meanwhile goes first — the clone's
+ * Run one sync; `between` is awaited before each step of the host's own that no git call precedes (each changed
+ * profile's files hashed for the local commit, its message, the store's command), so that a turn that began meanwhile goes first — the clone's
  * git calls wait for it themselves (Repo.waitBetween). Throws GitError, RepoRefusal, SyncStop or StoreError; the clone
  * and the store stay consistent.
  */
@@ -262,7 +266,12 @@ export async function syncOnce(
   await between()
   const state = store.state
   const revision = store.revision
-  const local = await commitLocal(repo, state, files, refs.get(HEAD_REF))
+  const local = await commitLocal(repo, state, files, refs.get(HEAD_REF), async () => {
+    // Hand the thread back first: what arrived meanwhile (a turn's request) is taken up before the step, and the step
+    // then waits for a turn that has begun.
+    await new Promise<void>((resolve) => setImmediate(resolve))
+    await between()
+  })
   const head = local.head
   const headTree = local.tree
   const committed = local.committed

@@ -19,6 +19,7 @@ export interface HashedFile {
 }
 
 const EMPTY: readonly MemoryWrite[] = []
+const NO_ITEMS: readonly MemoryItem[] = []
 
 /** `write` of an object, kept per object (the store's objects are immutable, so a kept line stays right). */
 function cachedBy<T extends object>(write: (o: T) => string): (o: T) => string {
@@ -72,26 +73,62 @@ export class StateFiles {
     const out = new Map<string, HashedFile>()
     const team = new Set<string>()
     for (const p of state.profiles) {
-      const history = state.history?.[p.id] ?? EMPTY
-      let cached = this.#profiles.get(p)
-      if (cached === undefined || cached.history !== history) {
-        cached = { history, files: filesOf(p, history, this.#line, this.#entry) }
-        this.#profiles.set(p, cached)
-      }
       if (p.library !== undefined) team.add(p.id)
-      for (const [path, f] of cached.files) out.set(path, f)
+      for (const [path, f] of this.#profileFiles(p, state)) out.set(path, f)
     }
     if (this.kept !== undefined) for (const [path, f] of this.kept.files(team)) out.set(path, f)
-    const items = state.user?.items ?? []
-    const history = state.history?.[USER_HISTORY] ?? EMPTY
-    if (this.#user === undefined || this.#user.items !== items || this.#user.history !== history) {
-      const text = memoryLines(items, history, this.#line, this.#entry)
-      this.#user = text === '' ? { items, history } : { items, history, file: { text, id: blobId(text) } }
-    }
-    if (this.#user.file !== undefined) out.set(USER_FILE, this.#user.file)
+    const user = this.#userFile(state)
+    if (user !== undefined) out.set(USER_FILE, user)
     return out
   }
+
+  /**
+   * {@link of}, with `step` awaited before each profile (and About you) whose files are written and hashed again: one
+   * saved fact rewrites its memory file whole (the blob id needs every byte; a few ms at a few thousand items), and a
+   * turn whose request arrives meanwhile is taken up at the next step, not after every changed profile.
+   */
+  async ofStepwise(state: State, step: () => Promise<void>): Promise<Map<string, HashedFile>> {
+    for (const p of state.profiles) {
+      if (this.#profiles.get(p)?.history === historyOf(state, p.id)) continue
+      await step()
+      this.#profileFiles(p, state)
+    }
+    if (!this.#userFresh(state)) await step()
+    return this.of(state)
+  }
+
+  /** A profile's files in `state`, written and hashed only when the profile or its history is new. */
+  #profileFiles(p: Profile, state: State): [string, HashedFile][] {
+    const history = historyOf(state, p.id)
+    let cached = this.#profiles.get(p)
+    if (cached === undefined || cached.history !== history) {
+      cached = { history, files: filesOf(p, history, this.#line, this.#entry) }
+      this.#profiles.set(p, cached)
+    }
+    return cached.files
+  }
+
+  /** Whether About you's file kept is that of `state`. */
+  #userFresh(state: State): boolean {
+    const u = this.#user
+    return (
+      u !== undefined && u.items === (state.user?.items ?? NO_ITEMS) && u.history === historyOf(state, USER_HISTORY)
+    )
+  }
+
+  /** About you's file in `state` (undefined: nothing to write), written and hashed only when it is new. */
+  #userFile(state: State): HashedFile | undefined {
+    if (this.#userFresh(state)) return this.#user?.file
+    const items = state.user?.items ?? NO_ITEMS
+    const history = historyOf(state, USER_HISTORY)
+    const text = memoryLines(items, history, this.#line, this.#entry)
+    this.#user = text === '' ? { items, history } : { items, history, file: { text, id: blobId(text) } }
+    return this.#user.file
+  }
 }
+
+/** The history of `id` in `state` (none: one shared empty list, so that it compares equal run to run). */
+const historyOf = (state: State, id: string): readonly MemoryWrite[] => state.history?.[id] ?? EMPTY
 
 /** A profile's files with their blob ids: its folder, or for a team profile only the user's memory of it. */
 function filesOf(
