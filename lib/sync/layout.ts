@@ -102,18 +102,10 @@ export function writeLine(w: MemoryWrite): string {
   return JSON.stringify({ write: writeObject(w) })
 }
 
-/**
- * A memory list and its history as lines: the items in their order, then `{"write": …}` per entry, oldest first.
- * `line` writes one item and `entry` one history entry (a caller that keeps each one's line passes its caches).
- */
-export function memoryLines(
-  items: readonly MemoryItem[],
-  history: readonly MemoryWrite[],
-  line: (it: MemoryItem) => string = itemLine,
-  entry: (w: MemoryWrite) => string = writeLine,
-): string {
-  const lines = items.map((it) => line(it))
-  for (const w of history) lines.push(entry(w))
+/** A memory list and its history as lines: the items in their order, then `{"write": …}` per entry, oldest first. */
+export function memoryLines(items: readonly MemoryItem[], history: readonly MemoryWrite[]): string {
+  const lines = items.map((it) => itemLine(it))
+  for (const w of history) lines.push(writeLine(w))
   return lines.length === 0 ? '' : `${lines.join('\n')}\n`
 }
 
@@ -138,17 +130,19 @@ function profileObject(p: Profile): Record<string, unknown> {
   return o
 }
 
-/** One profile's three files, by their name in its folder (`line` and `entry` as for {@link memoryLines}). */
+/**
+ * One profile's three files, by their name in its folder; `memory` writes the memory file (a caller that keeps the
+ * last one it wrote passes a writer that reuses it).
+ */
 export function profileFiles(
   p: Profile,
   history: readonly MemoryWrite[] = [],
-  line: (it: MemoryItem) => string = itemLine,
-  entry: (w: MemoryWrite) => string = writeLine,
+  memory: (items: readonly MemoryItem[], history: readonly MemoryWrite[]) => string = memoryLines,
 ): Record<string, string> {
   return {
     [PROFILE_FILES.markdown]: profileToMarkdown({ ...p, memory: { summary: p.memory.summary, items: [] } }),
     [PROFILE_FILES.json]: `${JSON.stringify(profileObject(p), null, 2)}\n`,
-    [PROFILE_FILES.memory]: memoryLines(p.memory.items, history, line, entry),
+    [PROFILE_FILES.memory]: memory(p.memory.items, history),
   }
 }
 

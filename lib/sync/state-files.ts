@@ -2,13 +2,13 @@
  * The files of the store's state as the sync writes them, with their git blob ids, kept per profile object: the
  * store's snapshots are immutable and share every profile that did not change, so after a saved fact only that
  * profile's files are written and hashed again. The cost of a sync's look at the store follows the change, not the
- * size of the memory (each item's line is kept too: only new items are written as JSON again; the file is still joined
- * and hashed whole, which git's blob id needs). A team profile is not written as a folder: only the user's memory of
- * it travels (lib/sync/library-memory.ts), and with it the memory kept aside for team profiles this machine does not
- * show. It never writes anything.
+ * size of the memory (each item's line is kept too: only new items are written as JSON again, and a list that only
+ * grew is written after its last text; the file is still hashed whole, which git's blob id needs). A team profile is
+ * not written as a folder: only the user's memory of it travels (lib/sync/library-memory.ts), and with it the memory
+ * kept aside for team profiles this machine does not show. It never writes anything.
  */
 import { USER_HISTORY, type MemoryItem, type MemoryWrite, type Profile, type State } from '../state/model.ts'
-import { folderOf, itemLine, memoryLines, profileFiles, USER_FILE, writeLine } from './layout.ts'
+import { folderOf, itemLine, profileFiles, USER_FILE, writeLine } from './layout.ts'
 import { blobId } from './repo.ts'
 import { teamMemoryFile, teamMemoryPath, type KeptMemory } from './library-memory.ts'
 
@@ -42,6 +42,15 @@ export class StateFiles {
   readonly #line = cachedBy(itemLine)
   /** Each history entry's line, by the entry object: a saved fact adds one entry, the others are not written again. */
   readonly #entry = cachedBy(writeLine)
+  /**
+   * The last memory file written of each profile (by id; About you under its file's path): its items and where their
+   * lines end in its text. A list that only grew at its end (a saved fact) is written as those lines and the new ones:
+   * joining every line again cost more than hashing the file (~1.3 ms against ~0.4 ms at 2,000 items).
+   */
+  readonly #memory = new Map<
+    string,
+    { list: readonly MemoryItem[]; items: readonly MemoryItem[]; text: string; itemsEnd: number }
+  >()
 
   /** The texts this process last committed, by path: what the next commit's message compares with. */
   readonly #committed = new Map<string, HashedFile>()
@@ -72,13 +81,17 @@ export class StateFiles {
   of(state: State): Map<string, HashedFile> {
     const out = new Map<string, HashedFile>()
     const team = new Set<string>()
+    const ids = new Set<string>([USER_FILE])
     for (const p of state.profiles) {
+      ids.add(p.id)
       if (p.library !== undefined) team.add(p.id)
       for (const [path, f] of this.#profileFiles(p, state)) out.set(path, f)
     }
     if (this.kept !== undefined) for (const [path, f] of this.kept.files(team)) out.set(path, f)
     const user = this.#userFile(state)
     if (user !== undefined) out.set(USER_FILE, user)
+    // A profile gone from the state is not written again: its last memory file is not kept for it.
+    for (const key of this.#memory.keys()) if (!ids.has(key)) this.#memory.delete(key)
     return out
   }
 
@@ -102,7 +115,7 @@ export class StateFiles {
     const history = historyOf(state, p.id)
     let cached = this.#profiles.get(p)
     if (cached === undefined || cached.history !== history) {
-      cached = { history, files: filesOf(p, history, this.#line, this.#entry) }
+      cached = { history, files: filesOf(p, history, (items, h) => this.#memoryText(p.id, items, h)) }
       this.#profiles.set(p, cached)
     }
     return cached.files
@@ -121,9 +134,26 @@ export class StateFiles {
     if (this.#userFresh(state)) return this.#user?.file
     const items = state.user?.items ?? NO_ITEMS
     const history = historyOf(state, USER_HISTORY)
-    const text = memoryLines(items, history, this.#line, this.#entry)
+    const text = this.#memoryText(USER_FILE, items, history)
     this.#user = text === '' ? { items, history } : { items, history, file: { text, id: blobId(text) } }
     return this.#user.file
+  }
+
+  /** A memory file's text (as {@link memoryLines} writes it), kept under `key` to be appended to next time. */
+  #memoryText(key: string, items: readonly MemoryItem[], history: readonly MemoryWrite[]): string {
+    const was = this.#memory.get(key)
+    // The last items are compared as a plain array (a list read from disk answers each index through its Proxy).
+    const n = was?.items.length ?? 0
+    const grew =
+      was !== undefined &&
+      (was.list === items || (n <= items.length && items.every((it, i) => i >= n || was.items[i] === it)))
+    const added = items.slice(grew ? n : 0).map((it) => this.#line(it))
+    // A slice of the last text shares its characters; the new text is flattened once, when it is hashed.
+    const head = (grew ? was.text.slice(0, was.itemsEnd) : '') + (added.length === 0 ? '' : `${added.join('\n')}\n`)
+    const lines = history.map((w) => this.#entry(w))
+    const text = head + (lines.length === 0 ? '' : `${lines.join('\n')}\n`)
+    this.#memory.set(key, { list: items, items: items.slice(), text, itemsEnd: head.length })
+    return text
   }
 }
 
@@ -134,15 +164,14 @@ const historyOf = (state: State, id: string): readonly MemoryWrite[] => state.hi
 function filesOf(
   p: Profile,
   history: readonly MemoryWrite[],
-  line: (it: MemoryItem) => string,
-  entry: (w: MemoryWrite) => string,
+  memory: (items: readonly MemoryItem[], history: readonly MemoryWrite[]) => string,
 ): [string, HashedFile][] {
   if (p.library !== undefined) {
     const text = teamMemoryFile(p, history)
     return text === undefined ? [] : [[teamMemoryPath(p.id), { text, id: blobId(text) }]]
   }
   const folder = folderOf(p.id)
-  return Object.entries(profileFiles(p, history, line, entry)).map(([name, text]) => [
+  return Object.entries(profileFiles(p, history, memory)).map(([name, text]) => [
     `${folder}/${name}`,
     { text, id: blobId(text) },
   ])
