@@ -10,6 +10,7 @@ import { join } from 'node:path'
 import fc from 'fast-check'
 import { beforeEach, expect, it } from 'vitest'
 import type { MemoryItem, MemoryWrite } from '../../lib/state/model.ts'
+import { itemById } from '../../lib/commands/item-list.ts'
 import { memoryLines, readMemoryLines } from '../../lib/sync/layout.ts'
 import { patchList } from '../../lib/sync/memory-patch.ts'
 import { userDelta } from '../../lib/sync/pull.ts'
@@ -123,14 +124,43 @@ it('parses only the changed lines: one fact among thousands is one line read', a
   expect(patched.delta).toEqual({ put: [item(7_777)], history: { drop: 0, add: [write(9_001)] } })
 })
 
+it('looks at none of the items before the first changed line: one fact pulled into 5,000', async () => {
+  let looked = 0
+  // Items that count each read of their id: comparing, checking or ordering an item reads it.
+  const items = Array.from({ length: 5_000 }, (_, i) => {
+    const { id, ...rest } = item(i)
+    return Object.defineProperty(rest, 'id', { enumerable: true, get: () => (looked++, id) }) as MemoryItem
+  })
+  const before = { items, history: [write(9_000)] }
+  const hunks = await repo.lineDiff(
+    blob(memoryLines(items, before.history)),
+    blob(memoryLines([...items, item(7_777)], [...before.history, write(9_001)])),
+  )
+  // A list in the store had its ids looked up by the command that made it (lib/commands/item-list.ts).
+  itemById(items, 'm0')
+  looked = 0
+  const patched = patchList(before, hunks!, PATH, LIMITS)!
+  expect(looked).toBe(0)
+  expect(patched.items.slice(0, 5_000).every((it, i) => it === items[i])).toBe(true)
+  expect(patched.delta).toEqual({ put: [item(7_777)], history: { drop: 0, add: [write(9_001)] } })
+})
+
 it('refuses an added line that breaks a rule, naming the file and its line', async () => {
   const before = { items: [item(1), item(2)], history: [] }
   const bad = `${memoryLines(before.items, [])}{"id":"m9","text":"","source":"user","at":1}\n`
   const hunks = await repo.lineDiff(blob(memoryLines(before.items, [])), blob(bad))
   expect(() => patchList(before, hunks!, PATH, LIMITS)).toThrow(/profiles\/p\/memory\.jsonl:3/)
-  const twice = `${memoryLines(before.items, [])}${memoryLines([item(1)], [])}`
+  const twice = `${memoryLines([item(3), ...before.items], [])}${memoryLines([item(3)], [])}`
   const again = await repo.lineDiff(blob(memoryLines(before.items, [])), blob(twice))
-  expect(() => patchList(before, again!, PATH, LIMITS)).toThrow(/repeats the id "m1"/)
+  expect(() => patchList(before, again!, PATH, LIMITS)).toThrow(/profiles\/p\/memory\.jsonl:4.id: repeats the id "m3"/)
+})
+
+it('leaves to the whole read an added line that repeats the id of an item before the changed lines', async () => {
+  const before = { items: [item(1), item(2)], history: [] }
+  const twice = `${memoryLines(before.items, [])}${memoryLines([item(1)], [])}`
+  const hunks = await repo.lineDiff(blob(memoryLines(before.items, [])), blob(twice))
+  expect(patchList(before, hunks!, PATH, LIMITS)).toBeUndefined()
+  expect(() => readMemoryLines(twice, PATH, LIMITS)).toThrow(/profiles\/p\/memory\.jsonl:3.id: repeats the id "m1"/)
 })
 
 it('does not apply a diff made from another version than the store holds', async () => {
