@@ -33,7 +33,7 @@ import type { OwnImportResult, OwnImportStatus } from '../shared/own-import.ts'
 import { READ_FILES } from '../shared/files.ts'
 import type { FileRead } from '../commands/file-read.ts'
 import type { MergeChoice } from '../commands/transfer.ts'
-import { itemCount, profileAt } from '../commands/packed-items.ts'
+import { itemCount, takeProfileAt } from '../commands/packed-items.ts'
 import { notice } from '../commands/kit.ts'
 import type { MemoryItem, Profile } from '../state/model.ts'
 import { errorText } from '../shared/errors.ts'
@@ -164,8 +164,9 @@ export class OwnImports {
     try {
       for (let i = 0; i < read.incoming.profiles.length; i++) {
         if (this.#closed) throw new StoreError('io', 'the profile store closed before the import was done')
-        // Items the worker sent as text are parsed one profile at a time, as its batches are written.
-        await this.#profile(read, profileAt(read, i), choice, report)
+        // Items the worker sent as text are parsed one profile at a time, as its batches are written, and their text
+        // dropped from the read then (packed-items.ts `takeProfileAt`).
+        await this.#profile(read, takeProfileAt(read, i), choice, report)
       }
       const user = read.incoming.user
       if (user !== undefined && !this.#closed) {

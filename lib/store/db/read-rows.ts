@@ -219,6 +219,8 @@ export class RowReader {
    * disk until recall, a command, the list, an export or a sync needs it. Checked then as at load.
    */
   lazyItems(owner: string, d: StoredValues): MemoryItem[] {
+    // The list this replaces is gone from the state: so are the positions of its items (positions.ts `forget`).
+    this.#positions.forget(owner)
     const what = `the memory items of "${owner}"`
     return lazyList({
       load: () => this.#live(what, (rows) => rows.items(owner, d).get(owner) ?? []),
