@@ -225,10 +225,10 @@ export interface FileRead {
    */
   keep?: number
   /**
-   * The memory items of `incoming.profiles[i]` as JSON text, when the import worker sent a large file of the user's
-   * own that way (its profiles' `items` are then empty): see packed-items.ts.
+   * The memory items of `incoming.profiles[i]` as JSON text in UTF-8 bytes, when the import worker sent a large file
+   * of the user's own that way (its profiles' `items` are then empty): see packed-items.ts.
    */
-  packed?: { count: number; json: string }[]
+  packed?: { count: number; bytes: Uint8Array }[]
   warnings: ImportNote[]
   /** Why this file cannot be imported (the others still are). */
   error?: FileError

@@ -1,22 +1,34 @@
 /**
- * The memory items of a large file of the user's own, carried from the import worker to the host as text: one JSON
- * string per profile instead of the items as objects. A message from a worker is decoded whole on the host's event
- * loop, and decoding 95 profiles × 5,200 items as objects held it 2.2 s (95 × 1,000: 0.4 s) at load 23 on 2 cores; a
- * string is copied, not decoded, and each profile's items are parsed when its own batch is written
- * (lib/store/import-batches.ts), a few milliseconds each. Owns the packing and unpacking only; it never reads a file.
+ * The memory items of a large file of the user's own, carried from the import worker to the host as bytes: one
+ * JSON text per profile, encoded as UTF-8 into a buffer of its own that the worker hands over instead of copying.
+ * A message from a worker is decoded whole on the host's event loop, in one step no request can cut into: the items
+ * as objects held it 2.2 s for 95 profiles × 5,200 items (load 23, 2 cores), and even as strings the decoder copies
+ * them at about 5 ms per MB — 180 ms for that file's 36 MB, the import's longest wait. A handed-over buffer costs the
+ * host nothing to receive whatever its size; each profile's items are decoded and parsed when its own batch is
+ * written (lib/store/import-batches.ts), a few milliseconds each. Owns the packing and unpacking only; it never reads
+ * a file.
  */
 import type { MemoryItem, Profile } from '../state/model.ts'
 import type { FileRead } from './file-read.ts'
 
-/** `read` with the memory items of each profile it brings moved into `packed` (as JSON text); as it is when it has none. */
+/** `read` with the memory items of each profile it brings moved into `packed` (as JSON bytes); as it is when it has none. */
 export function packRead(read: FileRead): FileRead {
   const incoming = read.incoming
   if (incoming === undefined || read.packed !== undefined) return read
+  const encoder = new TextEncoder()
   return {
     ...read,
     incoming: { ...incoming, profiles: incoming.profiles.map((p) => ({ ...p, memory: { ...p.memory, items: [] } })) },
-    packed: incoming.profiles.map((p) => ({ count: p.memory.items.length, json: JSON.stringify(p.memory.items) })),
+    packed: incoming.profiles.map((p) => ({
+      count: p.memory.items.length,
+      bytes: encoder.encode(JSON.stringify(p.memory.items)),
+    })),
   }
+}
+
+/** The buffers of `read`'s packed items, to hand over with the message that carries it (each is its own). */
+export function packedBuffers(read: FileRead): ArrayBuffer[] {
+  return (read.packed ?? []).map((x) => x.bytes.buffer as ArrayBuffer)
 }
 
 /** How many memory items profile `i` of `read` brings, packed or not, without parsing them. */
@@ -24,25 +36,23 @@ export function itemCount(read: FileRead, i: number): number {
   return read.packed?.[i]?.count ?? read.incoming?.profiles[i]?.memory.items.length ?? 0
 }
 
-/** Profile `i` of `read` with its memory items, parsed now when they came packed. */
+/** Profile `i` of `read` with its memory items, decoded and parsed now when they came packed. */
 function profileAt(read: FileRead, i: number): Profile {
   const p = read.incoming!.profiles[i]!
   const packed = read.packed?.[i]
   if (packed === undefined) return p
-  return { ...p, memory: { ...p.memory, items: JSON.parse(packed.json) as MemoryItem[] } }
+  return { ...p, memory: { ...p.memory, items: JSON.parse(new TextDecoder().decode(packed.bytes)) as MemoryItem[] } }
 }
 
 /**
- * Profile `i` of `read` with its memory items, as {@link profileAt}, its packed items then dropped from `read` (their
- * count stays). The background import takes each profile once, in order, and held the whole read to its end: every
- * profile's text (36 MB for 95 profiles x 5,200 items) stayed live through every collection of the import and died
- * only after it. Dropped as they are parsed, the import's live heap shrinks as it goes, and a collection during the
- * import takes the texts of the profiles already written.
+ * Profile `i` of `read` as {@link profileAt} gives it, its bytes let go once parsed: a background import parses each
+ * profile once, and the bytes of those it has written need not stay (36 MB for 95 profiles × 5,200 items) until the
+ * whole file is in, so most are freed by the collections during the import instead of lingering after it.
  */
-export function takeProfileAt(read: FileRead, i: number): Profile {
+export function takeProfile(read: FileRead, i: number): Profile {
   const p = profileAt(read, i)
   const packed = read.packed?.[i]
-  if (packed !== undefined) read.packed![i] = { count: packed.count, json: '' }
+  if (packed !== undefined) read.packed![i] = { count: packed.count, bytes: new Uint8Array(0) }
   return p
 }
 

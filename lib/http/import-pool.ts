@@ -13,7 +13,7 @@
 import { Worker, isMarkedAsUntransferable, type ResourceLimits } from 'node:worker_threads'
 import { randomUUID } from 'node:crypto'
 import { readFile, type FileRead } from '../commands/file-read.ts'
-import { packRead } from '../commands/packed-items.ts'
+import { packedBuffers, packRead } from '../commands/packed-items.ts'
 import type { OpContext } from '../commands/kit.ts'
 import { READ_FILES } from '../shared/files.ts'
 import { LIMITS } from '../state/model.ts'
@@ -460,9 +460,10 @@ function stub(file: unknown): { name?: unknown; format?: unknown } {
 
 /**
  * The worker's handling of one job, posting as it goes: a body that is an import gives its head, then each file as
- * read, then its answer; any other job its answer alone.
+ * read, then its answer; any other job its answer alone. `post` is given, with an answer, the buffers it may hand
+ * over instead of copying (an own file's packed items, packed-items.ts): the worker no longer uses them.
  */
-export function work(job: WorkerJob, post: (answer: WorkerAnswer) => void): void {
+export function work(job: WorkerJob, post: (answer: WorkerAnswer, transfer?: ArrayBuffer[]) => void): void {
   if (job.kind === 'export') {
     const packer = new PartPacker((part) => post({ id: job.id, kind: 'part', part }))
     const read = readExport(job.bytes, EXPORT_LIMITS, (c) => packer.add(c))
@@ -470,20 +471,25 @@ export function work(job: WorkerJob, post: (answer: WorkerAnswer) => void): void
     return post({ id: job.id, kind: 'export', read })
   }
   const answer = here(job)
-  if (answer.kind === 'file' && job.kind === 'file') return post({ ...answer, read: packOwn(job.file, answer.read) })
+  if (answer.kind === 'file' && job.kind === 'file') {
+    const read = packOwn(job.file, answer.read)
+    return post({ ...answer, read }, packedBuffers(read))
+  }
   if (answer.kind !== 'json' || !answer.ok || !isImport(answer.value)) return post(answer)
   const { files, ...rest } = answer.value
   post({ id: job.id, kind: 'head', value: { ...rest, files: files.map(stub) } })
   const ctx = readContext()
   files.forEach((file, index) => {
-    post({ id: job.id, kind: 'read', read: packOwn(file, readFile(file, index, ctx)) })
+    const read = packOwn(file, readFile(file, index, ctx))
+    post({ id: job.id, kind: 'read', read }, packedBuffers(read))
   })
   post({ id: job.id, kind: 'json', ok: true, value: null })
 }
 
 /**
- * The read of a file the user marked as their own with its memory items as text (packed-items.ts): only such a file
- * may be large, and decoding its items as objects would hold the host's event loop for the whole file at once.
+ * The read of a file the user marked as their own with its memory items as bytes to hand over (packed-items.ts): only
+ * such a file may be large, and decoding its items, as objects or even as text, would hold the host's event loop for
+ * the whole file at once.
  */
 function packOwn(file: unknown, read: FileRead): FileRead {
   return typeof file === 'object' && file !== null && (file as { own?: unknown }).own === true ? packRead(read) : read

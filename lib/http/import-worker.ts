@@ -8,8 +8,8 @@ import { parentPort } from 'node:worker_threads'
 import { READY, work, type WorkerJob } from './import-pool.ts'
 
 parentPort?.on('message', (job: WorkerJob) => {
-  work(job, (answer) => {
-    parentPort!.postMessage(answer)
+  work(job, (answer, transfer) => {
+    parentPort!.postMessage(answer, transfer)
   })
 })
 parentPort?.postMessage(READY)

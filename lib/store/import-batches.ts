@@ -3,7 +3,7 @@
  * read off the event loop by the import worker, is written in bounded batches, each an ordinary store command and so
  * its own transaction, with a pause between them in which turns, pages and other commands go on. Owns the batching,
  * the progress and the one-at-a-time rule; it never reads a file (lib/http/import-pool.ts does: the items of each
- * profile arrive as text, parsed here one profile at a time, see lib/commands/packed-items.ts) and never decides
+ * profile arrive as bytes, parsed here one profile at a time, see lib/commands/packed-items.ts) and never decides
  * what a merge does with a profile (lib/commands/transfer.ts does, through `profiles.importFiles`).
  *
  * The batches, per profile of the file: `profiles.importFiles` with that one profile, which decides as the import of
@@ -33,7 +33,7 @@ import type { OwnImportResult, OwnImportStatus } from '../shared/own-import.ts'
 import { READ_FILES } from '../shared/files.ts'
 import type { FileRead } from '../commands/file-read.ts'
 import type { MergeChoice } from '../commands/transfer.ts'
-import { itemCount, takeProfileAt } from '../commands/packed-items.ts'
+import { itemCount, takeProfile } from '../commands/packed-items.ts'
 import { notice } from '../commands/kit.ts'
 import type { MemoryItem, Profile } from '../state/model.ts'
 import { errorText } from '../shared/errors.ts'
@@ -164,9 +164,8 @@ export class OwnImports {
     try {
       for (let i = 0; i < read.incoming.profiles.length; i++) {
         if (this.#closed) throw new StoreError('io', 'the profile store closed before the import was done')
-        // Items the worker sent as text are parsed one profile at a time, as its batches are written, and their text
-        // dropped from the read then (packed-items.ts `takeProfileAt`).
-        await this.#profile(read, takeProfileAt(read, i), choice, report)
+        // Items the worker sent as bytes are parsed one profile at a time, as its batches are written.
+        await this.#profile(read, takeProfile(read, i), choice, report)
       }
       const user = read.incoming.user
       if (user !== undefined && !this.#closed) {
