@@ -275,9 +275,11 @@ export function appendedOnDisk<T extends { id: string }>(
   const prior = appendSteps.get(list) as AppendStep<T> | undefined
   const gone = [...parts.disk.slice(0, n).map((e) => e.id), ...parts.memory.slice(0, fromMemory).map((m) => m.item.id)]
   const unwritten = new Set(prior?.added.map((e) => e.id))
+  // A Set, not `gone.includes` per entry: a batch of many appends dropping many entries compared every pair.
+  const goneIds = new Set(gone)
   appendSteps.set(out, {
     root: prior?.root ?? list,
-    added: [...(prior?.added.filter((e) => !gone.includes(e.id)) ?? []), item],
+    added: [...(prior?.added.filter((e) => !goneIds.has(e.id)) ?? []), item],
     dropped: [...(prior?.dropped ?? []), ...gone.filter((id) => !unwritten.has(id))],
   })
   return out
