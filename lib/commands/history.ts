@@ -10,6 +10,7 @@
  */
 import { appendedOnDisk } from '../state/lazy-list.ts'
 import { changedParts } from '../state/list-ends.ts'
+import { appendedTo } from '../state/items-on-disk.ts'
 import { HISTORY_LIMITS, LIMITS, USER_HISTORY, historyKey, userItemsOf } from '../state/model.ts'
 import type { MemoryItem, MemoryWrite, MemoryWriter, Profile, SessionSetting, State } from '../state/model.ts'
 import type { MemoryHistoryEntry as HistoryEntry, MemoryTarget } from '../shared/memory-target.ts'
@@ -73,6 +74,13 @@ function diff(
   summaryBefore: string,
   summaryAfter: string,
 ): Pick<MemoryWrite, 'added' | 'removed' | 'edited' | 'summary'> | undefined {
+  const summary = summaryBefore === summaryAfter ? undefined : { before: summaryBefore, after: summaryAfter }
+  // An append to a list still on disk (items-on-disk.ts) says what it added: comparing would read the list.
+  const onDisk = appendedTo(before, after)
+  if (onDisk !== undefined) {
+    const change = { added: [...onDisk], removed: [], edited: [] }
+    return summary === undefined ? change : { ...change, summary }
+  }
   // Only the parts outside the items both lists share as the same objects can differ (an item's id is unique in its
   // list): a save into a list of 10,000 compares the few items it touched, not every one by id.
   const parts = changedParts(before, after)
@@ -88,7 +96,6 @@ function diff(
     else if (was !== it && !sameItem(was, it)) edited.push({ before: was, after: it })
   }
   const removed = was0.filter((it) => !now.has(it.id))
-  const summary = summaryBefore === summaryAfter ? undefined : { before: summaryBefore, after: summaryAfter }
   if (added.length === 0 && removed.length === 0 && edited.length === 0 && summary === undefined) return undefined
   return summary === undefined ? { added, removed, edited } : { added, removed, edited, summary }
 }

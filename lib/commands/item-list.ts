@@ -9,7 +9,8 @@
  */
 import type { MemoryItem } from '../state/model.ts'
 import { markAppended, markEdits, markSpliced } from '../state/list-ends.ts'
-import { handKeysOn } from '../shared/memory-text.ts'
+import { handKeysOn, normalizeMemory, normalizedItem } from '../shared/memory-text.ts'
+import { appendedItemsOnDisk, storedTexts } from '../state/items-on-disk.ts'
 
 /**
  * Each list's items by id, made once per list and moved to the list a command made from it, as the compared texts
@@ -110,5 +111,41 @@ export function appended(items: readonly MemoryItem[], added: readonly MemoryIte
   markAppended(items, next)
   handKeysOn(items, next, added)
   handIdsOn(items, next, added, [])
+  return next
+}
+
+/**
+ * The compared forms of every row of a list still on disk, made once per list from the rows' texts alone (no row
+ * read into the state nor checked) and moved to the list an append on disk makes from it. Every item a read of the
+ * list would give says one of them, so a text none of them says is in no item of the list; a row the read would set
+ * aside may add one, so a text one of them says needs the list itself to tell.
+ */
+const onDisk = new WeakMap<readonly MemoryItem[], Set<string>>()
+
+/** The compared forms of the rows of `items` (see {@link onDisk}), or undefined when it is not a list on disk. */
+export function keysOnDisk(items: readonly MemoryItem[]): ReadonlySet<string> | undefined {
+  let keys = onDisk.get(items)
+  if (keys === undefined) {
+    const texts = storedTexts(items)
+    if (texts === undefined) return undefined
+    keys = new Set(texts.map(normalizeMemory))
+    onDisk.set(items, keys)
+  }
+  return keys
+}
+
+/** `items` with `added` appended and its rows left on disk (items-on-disk.ts), or undefined when it is not on disk. */
+export function appendedKeepingRows(
+  items: readonly MemoryItem[],
+  added: readonly MemoryItem[],
+): MemoryItem[] | undefined {
+  const next = appendedItemsOnDisk(items, added)
+  if (next === undefined) return undefined
+  const keys = onDisk.get(items)
+  if (keys !== undefined) {
+    onDisk.delete(items)
+    for (const it of added) keys.add(normalizedItem(it))
+    onDisk.set(next, keys)
+  }
   return next
 }

@@ -6,7 +6,18 @@
 import { LIMITS, isUsersFact, userItemsOf } from '../state/model.ts'
 import type { MemoryItem, Profile, SessionSetting, State } from '../state/model.ts'
 import { itemKeys, normalizeMemory, normalizedItem } from '../shared/memory-text.ts'
-import { appended, edited, indexOfItem, itemById, removedAt, replacedAt, type Edit } from './item-list.ts'
+import {
+  appended,
+  appendedKeepingRows,
+  edited,
+  indexOfItem,
+  itemById,
+  keysOnDisk,
+  removedAt,
+  replacedAt,
+  type Edit,
+} from './item-list.ts'
+import { itemTally } from '../state/lazy-list.ts'
 import type { CommandOf } from '../shared/schema-commands.ts'
 import type { MemoryTarget } from '../shared/memory-target.ts'
 import { invalid, parsedMemory, brokeRule } from '../validate/state.ts'
@@ -73,6 +84,22 @@ function othersSay(items: readonly MemoryItem[], text: string, skip: readonly Me
   const key = normalizeMemory(text)
   const skipped = [...new Set(skip)].filter((it) => normalizedItem(it) === key).length
   return (itemKeys(items).get(key) ?? 0) > skipped
+}
+
+/**
+ * What `addItems` checks new texts against: the compared forms of the rows when the list is still on disk, nothing
+ * new replaces an item and none of the new texts is among them (a save into years of memory then reads none of it);
+ * else the list's own counts (which read it).
+ */
+function storedKeys(
+  slot: Slot,
+  items: CommandOf<'memory.add'>['items'],
+): { has(key: string): boolean; onDisk: boolean } {
+  const rows = items.every((it) => it.replaces === undefined) ? keysOnDisk(slot.items) : undefined
+  if (rows !== undefined && !items.some((it) => rows.has(normalizeMemory(it.text))))
+    return { has: () => false, onDisk: true }
+  const keys = itemKeys(slot.items)
+  return { has: (key) => keys.has(key), onDisk: false }
 }
 
 function itemIndex(slot: Slot, wanted: string): number {
@@ -190,7 +217,7 @@ export function addItems(
   const defaults = arriving('user', ctx, slot.sessionId === undefined ? {} : { sessionId: slot.sessionId })
   refuseIncognito(state, cmd.items)
   const ask = asksFirst(state, targetOf(cmd.target), cmd.items, cmd.from)
-  const stored = itemKeys(slot.items)
+  const stored = storedKeys(slot, cmd.items)
   const seen = new Set<string>()
   const added: MemoryItem[] = []
   const duplicates: string[] = []
@@ -214,7 +241,8 @@ export function addItems(
       item.replaces = old.id
     } else gone.add(old.id)
   })
-  const total = slot.items.length - gone.size + added.length
+  // A list on disk is counted from its rows (nothing is read); one in memory has its length.
+  const total = (stored.onDisk ? itemTally(slot.items).items : slot.items.length) - gone.size + added.length
   if (total > slot.limit) {
     throw invalid(slot.field, `would hold ${total} items, over the limit of ${slot.limit}`, slot.limit)
   }
@@ -225,13 +253,15 @@ export function addItems(
   if (added.length === 0) {
     return { state, notice: notice('memory.duplicate'), extra, changed: false }
   }
+  const onDisk = stored.onDisk ? appendedKeepingRows(slot.items, added) : undefined
   const items =
-    gone.size === 0
+    onDisk ??
+    (gone.size === 0
       ? appended(slot.items, added)
       : edited(slot.items, [
           ...leaving.map((at): Edit => ({ at, cut: 1, put: [] })),
           { at: slot.items.length, cut: 0, put: added },
-        ])
+        ]))
   return {
     state: slot.write(items),
     notice: notice('memory.added', { count: added.length, replaced: replaced.length, duplicates: duplicates.length }),
