@@ -5,6 +5,10 @@
  * render, items by id and its last id from the rows' own answers and the appended items, and reads the rows only
  * when a reader looks inside it. Owns that list's face and the step the row writer and the history take from it; it
  * never decides whether an append is allowed (the commands do) and never touches the rows.
+ *
+ * The rows are read when a reader asks, as they are then: a list of this kind that a caller kept and reads only after
+ * a later write changed the same profile's rows reads that write's rows too (with its own items), as a list left on
+ * disk at the start does after another process's write. The live state is never affected: its list is the newest.
  */
 import {
   freezeDeep,
