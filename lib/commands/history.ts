@@ -10,7 +10,7 @@
  */
 import { appendedOnDisk } from '../state/lazy-list.ts'
 import { changedParts } from '../state/list-ends.ts'
-import { appendedTo } from '../state/items-on-disk.ts'
+import { changedTo } from '../state/items-on-disk.ts'
 import { HISTORY_LIMITS, LIMITS, USER_HISTORY, historyKey, userItemsOf } from '../state/model.ts'
 import type { MemoryItem, MemoryWrite, MemoryWriter, Profile, SessionSetting, State } from '../state/model.ts'
 import type { MemoryHistoryEntry as HistoryEntry, MemoryTarget } from '../shared/memory-target.ts'
@@ -75,12 +75,9 @@ function diff(
   summaryAfter: string,
 ): Pick<MemoryWrite, 'added' | 'removed' | 'edited' | 'summary'> | undefined {
   const summary = summaryBefore === summaryAfter ? undefined : { before: summaryBefore, after: summaryAfter }
-  // An append to a list still on disk (items-on-disk.ts) says what it added: comparing would read the list.
-  const onDisk = appendedTo(before, after)
-  if (onDisk !== undefined) {
-    const change = { added: [...onDisk], removed: [], edited: [] }
-    return summary === undefined ? change : { ...change, summary }
-  }
+  // A change of a list still on disk (items-on-disk.ts) says what it did: comparing would read the list.
+  const change = changedTo(before, after)
+  if (change !== undefined) return summary === undefined ? change : { ...change, summary }
   // Only the parts outside the items both lists share as the same objects can differ (an item's id is unique in its
   // list): a save into a list of 10,000 compares the few items it touched, not every one by id.
   const parts = changedParts(before, after)

@@ -10,7 +10,14 @@
 import type { MemoryItem } from '../state/model.ts'
 import { markAppended, markEdits, markSpliced } from '../state/list-ends.ts'
 import { handKeysOn, normalizeMemory, normalizedItem } from '../shared/memory-text.ts'
-import { appendedItemsOnDisk, storedTexts } from '../state/items-on-disk.ts'
+import {
+  appendedItemsOnDisk,
+  changesOnDisk,
+  editedItemOnDisk,
+  removedItemOnDisk,
+  storedTexts,
+} from '../state/items-on-disk.ts'
+import { itemsWithIds } from '../state/lazy-list.ts'
 
 /**
  * Each list's items by id, made once per list and moved to the list a command made from it, as the compared texts
@@ -140,12 +147,40 @@ export function appendedKeepingRows(
   added: readonly MemoryItem[],
 ): MemoryItem[] | undefined {
   const next = appendedItemsOnDisk(items, added)
-  if (next === undefined) return undefined
-  const keys = onDisk.get(items)
-  if (keys !== undefined) {
-    onDisk.delete(items)
-    for (const it of added) keys.add(normalizedItem(it))
-    onDisk.set(next, keys)
-  }
+  if (next !== undefined) moveKeys(items, next, added)
   return next
+}
+
+/**
+ * The item `id` of a list still on disk, read by id (a few rows), as `{ item }` (`item` undefined: no such item);
+ * undefined when the list is not one that can be changed on disk (the caller looks in the list).
+ */
+export function itemOnDisk(items: readonly MemoryItem[], id: string): { item?: MemoryItem } | undefined {
+  if (!changesOnDisk(items)) return undefined
+  const found = itemsWithIds(items, [id])
+  return found === undefined ? undefined : { item: found.get(id) }
+}
+
+/** `items` with `was` (read by {@link itemOnDisk}) replaced by `now` and its rows left on disk; the compared forms kept. */
+export function editedKeepingRows(items: readonly MemoryItem[], was: MemoryItem, now: MemoryItem): MemoryItem[] {
+  const next = editedItemOnDisk(items, was, now)!
+  // The old text's form stays: the forms are a superset of the list's, and a hit reads the list to tell.
+  moveKeys(items, next, [now])
+  return next
+}
+
+/** `items` without `item` (read by {@link itemOnDisk}) and its rows left on disk; the compared forms kept. */
+export function removedKeepingRows(items: readonly MemoryItem[], item: MemoryItem): MemoryItem[] {
+  const next = removedItemOnDisk(items, item)!
+  moveKeys(items, next, [])
+  return next
+}
+
+/** Move the compared forms of the rows of `items` to `next`, with those of `added`. */
+function moveKeys(items: readonly MemoryItem[], next: readonly MemoryItem[], added: readonly MemoryItem[]): void {
+  const keys = onDisk.get(items)
+  if (keys === undefined) return
+  onDisk.delete(items)
+  for (const it of added) keys.add(normalizedItem(it))
+  onDisk.set(next, keys)
 }

@@ -10,9 +10,12 @@ import {
   appended,
   appendedKeepingRows,
   edited,
+  editedKeepingRows,
   indexOfItem,
   itemById,
+  itemOnDisk,
   keysOnDisk,
+  removedKeepingRows,
   removedAt,
   replacedAt,
   type Edit,
@@ -270,8 +273,28 @@ export function addItems(
   }
 }
 
+/**
+ * The item `wanted` of a list still on disk, read by id without the list (an edit or a removal of one item of
+ * years of memory then reads none of the rest); undefined when the list is not on disk.
+ */
+function itemKeptOnDisk(slot: Slot, wanted: string): MemoryItem | undefined {
+  const found = itemOnDisk(slot.items, wanted)
+  if (found === undefined) return undefined
+  if (found.item === undefined)
+    throw new StoreError('not-found', `itemId: no memory item with id "${wanted}"`, 'itemId')
+  return found.item
+}
+
 function update(state: State, cmd: CommandOf<'memory.update'>, ctx: OpContext): OpResult {
   const slot = slotOf(state, cmd.target, ctx)
+  const kept = itemKeptOnDisk(slot, cmd.itemId)
+  if (kept?.text === cmd.text) return { state, notice: notice('memory.unchanged'), changed: false }
+  // On disk, a text none of the rows' compared forms says is said by no other item; a hit reads the list to tell.
+  const keys = kept === undefined ? undefined : keysOnDisk(slot.items)
+  if (kept !== undefined && keys !== undefined && !keys.has(normalizeMemory(cmd.text))) {
+    const items = editedKeepingRows(slot.items, kept, { ...kept, text: cmd.text })
+    return { state: slot.write(items), notice: notice('memory.updated'), changed: true }
+  }
   const at = itemIndex(slot, cmd.itemId)
   const value = cmd.text
   const old = slot.items[at]!
@@ -285,9 +308,11 @@ function update(state: State, cmd: CommandOf<'memory.update'>, ctx: OpContext): 
 
 function remove(state: State, cmd: CommandOf<'memory.remove'>, ctx: OpContext): OpResult {
   const slot = slotOf(state, cmd.target, ctx)
-  const at = itemIndex(slot, cmd.itemId)
+  const kept = itemKeptOnDisk(slot, cmd.itemId)
   return {
-    state: slot.write(removedAt(slot.items, at)),
+    state: slot.write(
+      kept === undefined ? removedAt(slot.items, itemIndex(slot, cmd.itemId)) : removedKeepingRows(slot.items, kept),
+    ),
     notice: notice('memory.removed'),
     changed: true,
   }
