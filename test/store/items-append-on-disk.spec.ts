@@ -176,3 +176,40 @@ it('random saves, edits and removals on a list on disk give what they give on th
   // Edits and removals on `b` kept it on disk too (until a duplicate read it).
   expect(changedOnDisk).toBeGreaterThan(5)
 }, 120_000)
+
+it('edits and removals of items saved on disk, and of its last row, read back as the list read whole', async () => {
+  const t = await seeded(50)
+  const store = await t.open()
+  const target = { profileId: profileOf(store).id }
+  const saved = async (text: string) =>
+    ((await store.command({ op: 'memory.add', target, items: [{ text }] })).added as MemoryItem[])[0]!.id
+  const first = await saved('甲')
+  const second = await saved('乙')
+  await store.command({ op: 'memory.update', target, itemId: first, text: '甲改' })
+  await store.command({ op: 'memory.remove', target, itemId: second })
+  // The last row goes, then a save: the new row lands after what is left.
+  await store.command({ op: 'memory.remove', target, itemId: 'm49' })
+  await store.command({ op: 'memory.update', target, itemId: 'm48', text: '四十八改' })
+  await saved('丙')
+  expect(isInMemory(itemsOf(store))).toBe(false)
+  const tally = itemTally(itemsOf(store))
+  const render = memoryPart(store)
+  const changes = historyOf(store)
+    .slice(-7)
+    .map((e) => [e.added, e.removed, e.edited.map((x) => x.after)].map((part) => part.map((it) => it.text)))
+  expect(changes).toEqual([
+    [['甲'], [], []],
+    [['乙'], [], []],
+    [[], [], ['甲改']],
+    [[], ['乙'], []],
+    [[], ['事实 49：用户喜欢第 49 种 Rust 写法'], []],
+    [[], [], ['四十八改']],
+    [['丙'], [], []],
+  ])
+  const read = await t.open()
+  const texts = itemsOf(read).map((it) => it.text)
+  expect(itemsOf(store).map((it) => it.text)).toEqual(texts)
+  expect(texts.slice(-4)).toEqual(['事实 47：用户喜欢第 47 种 Rust 写法', '四十八改', '甲改', '丙'])
+  expect(itemTally(itemsOf(read))).toEqual(tally)
+  expect(memoryPart(read)).toEqual(render)
+}, 60_000)
