@@ -10,6 +10,7 @@
  */
 import { appendedOnDisk } from '../state/lazy-list.ts'
 import { changedParts } from '../state/list-ends.ts'
+import { changedTo } from '../state/items-on-disk.ts'
 import { HISTORY_LIMITS, LIMITS, USER_HISTORY, historyKey, userItemsOf } from '../state/model.ts'
 import type { MemoryItem, MemoryWrite, MemoryWriter, Profile, SessionSetting, State } from '../state/model.ts'
 import type { MemoryHistoryEntry as HistoryEntry, MemoryTarget } from '../shared/memory-target.ts'
@@ -73,6 +74,10 @@ function diff(
   summaryBefore: string,
   summaryAfter: string,
 ): Pick<MemoryWrite, 'added' | 'removed' | 'edited' | 'summary'> | undefined {
+  const summary = summaryBefore === summaryAfter ? undefined : { before: summaryBefore, after: summaryAfter }
+  // A change of a list still on disk (items-on-disk.ts) says what it did: comparing would read the list.
+  const change = changedTo(before, after)
+  if (change !== undefined) return summary === undefined ? change : { ...change, summary }
   // Only the parts outside the items both lists share as the same objects can differ (an item's id is unique in its
   // list): a save into a list of 10,000 compares the few items it touched, not every one by id.
   const parts = changedParts(before, after)
@@ -88,7 +93,6 @@ function diff(
     else if (was !== it && !sameItem(was, it)) edited.push({ before: was, after: it })
   }
   const removed = was0.filter((it) => !now.has(it.id))
-  const summary = summaryBefore === summaryAfter ? undefined : { before: summaryBefore, after: summaryAfter }
   if (added.length === 0 && removed.length === 0 && edited.length === 0 && summary === undefined) return undefined
   return summary === undefined ? { added, removed, edited } : { added, removed, edited, summary }
 }
@@ -103,8 +107,25 @@ function sizeOf(entry: MemoryWrite): number {
   let n = sizes.get(entry)
   if (n === undefined) {
     const json = JSON.stringify(entry)
-    n = json.length - (json.match(/[\uD800-\uDBFF]/g)?.length ?? 0)
+    n = json.length - highSurrogates(json)
     sizes.set(entry, n)
+  }
+  return n
+}
+
+const HIGH_SURROGATE = /[\uD800-\uDBFF]/
+
+/**
+ * How many high surrogates `json` holds (each begins a pair that is one character), counted without a match array: a
+ * bulk write's entry is a megabyte of JSON, and a global match made an array of every emoji in it to count them. A
+ * text without any, the usual case, is told by one search that stops at the first.
+ */
+function highSurrogates(json: string): number {
+  if (!HIGH_SURROGATE.test(json)) return 0
+  let n = 0
+  for (let i = 0; i < json.length; i++) {
+    const c = json.charCodeAt(i)
+    if (c >= 0xd800 && c <= 0xdbff) n++
   }
   return n
 }

@@ -9,7 +9,15 @@
  */
 import type { MemoryItem } from '../state/model.ts'
 import { markAppended, markEdits, markSpliced } from '../state/list-ends.ts'
-import { handKeysOn } from '../shared/memory-text.ts'
+import { handKeysOn, normalizeMemory, normalizedItem } from '../shared/memory-text.ts'
+import {
+  appendedItemsOnDisk,
+  changesOnDisk,
+  editedItemOnDisk,
+  removedItemOnDisk,
+  storedTexts,
+} from '../state/items-on-disk.ts'
+import { itemsWithIds } from '../state/lazy-list.ts'
 
 /**
  * Each list's items by id, made once per list and moved to the list a command made from it, as the compared texts
@@ -111,4 +119,68 @@ export function appended(items: readonly MemoryItem[], added: readonly MemoryIte
   handKeysOn(items, next, added)
   handIdsOn(items, next, added, [])
   return next
+}
+
+/**
+ * The compared forms of every row of a list still on disk, made once per list from the rows' texts alone (no row
+ * read into the state nor checked) and moved to the list an append on disk makes from it. Every item a read of the
+ * list would give says one of them, so a text none of them says is in no item of the list; a row the read would set
+ * aside may add one, so a text one of them says needs the list itself to tell.
+ */
+const onDisk = new WeakMap<readonly MemoryItem[], Set<string>>()
+
+/** The compared forms of the rows of `items` (see {@link onDisk}), or undefined when it is not a list on disk. */
+export function keysOnDisk(items: readonly MemoryItem[]): ReadonlySet<string> | undefined {
+  let keys = onDisk.get(items)
+  if (keys === undefined) {
+    const texts = storedTexts(items)
+    if (texts === undefined) return undefined
+    keys = new Set(texts.map(normalizeMemory))
+    onDisk.set(items, keys)
+  }
+  return keys
+}
+
+/** `items` with `added` appended and its rows left on disk (items-on-disk.ts), or undefined when it is not on disk. */
+export function appendedKeepingRows(
+  items: readonly MemoryItem[],
+  added: readonly MemoryItem[],
+): MemoryItem[] | undefined {
+  const next = appendedItemsOnDisk(items, added)
+  if (next !== undefined) moveKeys(items, next, added)
+  return next
+}
+
+/**
+ * The item `id` of a list still on disk, read by id (a few rows), as `{ item }` (`item` undefined: no such item);
+ * undefined when the list is not one that can be changed on disk (the caller looks in the list).
+ */
+export function itemOnDisk(items: readonly MemoryItem[], id: string): { item?: MemoryItem } | undefined {
+  if (!changesOnDisk(items)) return undefined
+  const found = itemsWithIds(items, [id])
+  return found === undefined ? undefined : { item: found.get(id) }
+}
+
+/** `items` with `was` (read by {@link itemOnDisk}) replaced by `now` and its rows left on disk; the compared forms kept. */
+export function editedKeepingRows(items: readonly MemoryItem[], was: MemoryItem, now: MemoryItem): MemoryItem[] {
+  const next = editedItemOnDisk(items, was, now)!
+  // The old text's form stays: the forms are a superset of the list's, and a hit reads the list to tell.
+  moveKeys(items, next, [now])
+  return next
+}
+
+/** `items` without `item` (read by {@link itemOnDisk}) and its rows left on disk; the compared forms kept. */
+export function removedKeepingRows(items: readonly MemoryItem[], item: MemoryItem): MemoryItem[] {
+  const next = removedItemOnDisk(items, item)!
+  moveKeys(items, next, [])
+  return next
+}
+
+/** Move the compared forms of the rows of `items` to `next`, with those of `added`. */
+function moveKeys(items: readonly MemoryItem[], next: readonly MemoryItem[], added: readonly MemoryItem[]): void {
+  const keys = onDisk.get(items)
+  if (keys === undefined) return
+  onDisk.delete(items)
+  for (const it of added) keys.add(normalizedItem(it))
+  onDisk.set(next, keys)
 }

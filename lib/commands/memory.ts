@@ -6,7 +6,21 @@
 import { LIMITS, isUsersFact, userItemsOf } from '../state/model.ts'
 import type { MemoryItem, Profile, SessionSetting, State } from '../state/model.ts'
 import { itemKeys, normalizeMemory, normalizedItem } from '../shared/memory-text.ts'
-import { appended, edited, indexOfItem, itemById, removedAt, replacedAt, type Edit } from './item-list.ts'
+import {
+  appended,
+  appendedKeepingRows,
+  edited,
+  editedKeepingRows,
+  indexOfItem,
+  itemById,
+  itemOnDisk,
+  keysOnDisk,
+  removedKeepingRows,
+  removedAt,
+  replacedAt,
+  type Edit,
+} from './item-list.ts'
+import { itemTally } from '../state/lazy-list.ts'
 import type { CommandOf } from '../shared/schema-commands.ts'
 import type { MemoryTarget } from '../shared/memory-target.ts'
 import { invalid, parsedMemory, brokeRule } from '../validate/state.ts'
@@ -73,6 +87,22 @@ function othersSay(items: readonly MemoryItem[], text: string, skip: readonly Me
   const key = normalizeMemory(text)
   const skipped = [...new Set(skip)].filter((it) => normalizedItem(it) === key).length
   return (itemKeys(items).get(key) ?? 0) > skipped
+}
+
+/**
+ * What `addItems` checks new texts against: the compared forms of the rows when the list is still on disk, nothing
+ * new replaces an item and none of the new texts is among them (a save into years of memory then reads none of it);
+ * else the list's own counts (which read it).
+ */
+function storedKeys(
+  slot: Slot,
+  items: CommandOf<'memory.add'>['items'],
+): { has(key: string): boolean; onDisk: boolean } {
+  const rows = items.every((it) => it.replaces === undefined) ? keysOnDisk(slot.items) : undefined
+  if (rows !== undefined && !items.some((it) => rows.has(normalizeMemory(it.text))))
+    return { has: () => false, onDisk: true }
+  const keys = itemKeys(slot.items)
+  return { has: (key) => keys.has(key), onDisk: false }
 }
 
 function itemIndex(slot: Slot, wanted: string): number {
@@ -190,7 +220,7 @@ export function addItems(
   const defaults = arriving('user', ctx, slot.sessionId === undefined ? {} : { sessionId: slot.sessionId })
   refuseIncognito(state, cmd.items)
   const ask = asksFirst(state, targetOf(cmd.target), cmd.items, cmd.from)
-  const stored = itemKeys(slot.items)
+  const stored = storedKeys(slot, cmd.items)
   const seen = new Set<string>()
   const added: MemoryItem[] = []
   const duplicates: string[] = []
@@ -214,7 +244,8 @@ export function addItems(
       item.replaces = old.id
     } else gone.add(old.id)
   })
-  const total = slot.items.length - gone.size + added.length
+  // A list on disk is counted from its rows (nothing is read); one in memory has its length.
+  const total = (stored.onDisk ? itemTally(slot.items).items : slot.items.length) - gone.size + added.length
   if (total > slot.limit) {
     throw invalid(slot.field, `would hold ${total} items, over the limit of ${slot.limit}`, slot.limit)
   }
@@ -225,13 +256,15 @@ export function addItems(
   if (added.length === 0) {
     return { state, notice: notice('memory.duplicate'), extra, changed: false }
   }
+  const onDisk = stored.onDisk ? appendedKeepingRows(slot.items, added) : undefined
   const items =
-    gone.size === 0
+    onDisk ??
+    (gone.size === 0
       ? appended(slot.items, added)
       : edited(slot.items, [
           ...leaving.map((at): Edit => ({ at, cut: 1, put: [] })),
           { at: slot.items.length, cut: 0, put: added },
-        ])
+        ]))
   return {
     state: slot.write(items),
     notice: notice('memory.added', { count: added.length, replaced: replaced.length, duplicates: duplicates.length }),
@@ -240,8 +273,28 @@ export function addItems(
   }
 }
 
+/**
+ * The item `wanted` of a list still on disk, read by id without the list (an edit or a removal of one item of
+ * years of memory then reads none of the rest); undefined when the list is not on disk.
+ */
+function itemKeptOnDisk(slot: Slot, wanted: string): MemoryItem | undefined {
+  const found = itemOnDisk(slot.items, wanted)
+  if (found === undefined) return undefined
+  if (found.item === undefined)
+    throw new StoreError('not-found', `itemId: no memory item with id "${wanted}"`, 'itemId')
+  return found.item
+}
+
 function update(state: State, cmd: CommandOf<'memory.update'>, ctx: OpContext): OpResult {
   const slot = slotOf(state, cmd.target, ctx)
+  const kept = itemKeptOnDisk(slot, cmd.itemId)
+  if (kept?.text === cmd.text) return { state, notice: notice('memory.unchanged'), changed: false }
+  // On disk, a text none of the rows' compared forms says is said by no other item; a hit reads the list to tell.
+  const keys = kept === undefined ? undefined : keysOnDisk(slot.items)
+  if (kept !== undefined && keys !== undefined && !keys.has(normalizeMemory(cmd.text))) {
+    const items = editedKeepingRows(slot.items, kept, { ...kept, text: cmd.text })
+    return { state: slot.write(items), notice: notice('memory.updated'), changed: true }
+  }
   const at = itemIndex(slot, cmd.itemId)
   const value = cmd.text
   const old = slot.items[at]!
@@ -255,9 +308,11 @@ function update(state: State, cmd: CommandOf<'memory.update'>, ctx: OpContext): 
 
 function remove(state: State, cmd: CommandOf<'memory.remove'>, ctx: OpContext): OpResult {
   const slot = slotOf(state, cmd.target, ctx)
-  const at = itemIndex(slot, cmd.itemId)
+  const kept = itemKeptOnDisk(slot, cmd.itemId)
   return {
-    state: slot.write(removedAt(slot.items, at)),
+    state: slot.write(
+      kept === undefined ? removedAt(slot.items, itemIndex(slot, cmd.itemId)) : removedKeepingRows(slot.items, kept),
+    ),
     notice: notice('memory.removed'),
     changed: true,
   }

@@ -56,6 +56,11 @@ export interface LazySource<T> {
   lastId?(): { found: boolean; id?: string }
   /** Each element's id and size, in order, without reading an element; undefined when it cannot tell (history lists). */
   sizes?(): Sized[] | undefined
+  /**
+   * The text of every row, without checking the rows: every item a read would give says one of them (a row the read
+   * sets aside may add one it does not); undefined when a read would not give every row (memory lists only).
+   */
+  texts?(): string[] | undefined
 }
 
 /** An element's id and its size as a bound of its list counts it (a history entry: characters of its JSON). */
@@ -81,7 +86,8 @@ function lazyOf<T>(list: readonly T[]): Lazy<T> | undefined {
   return lazies.get(list) as Lazy<T> | undefined
 }
 
-function freezeDeep(value: unknown): void {
+/** Freeze `value` and everything in it, as the store freezes a state (a lazy list's elements are frozen here). */
+export function freezeDeep(value: unknown): void {
   if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return
   Object.freeze(value)
   for (const v of Object.values(value)) freezeDeep(v)
@@ -140,6 +146,12 @@ export function lazyList<T>(source: LazySource<T>): T[] {
 /** Whether `list` is a lazy list (the store's freezing leaves it alone: freezing would read it). */
 export function isLazyList(list: unknown): boolean {
   return typeof list === 'object' && list !== null && lazies.has(list)
+}
+
+/** The source of `list` when it is a lazy list no reader has looked inside yet; undefined otherwise. */
+export function unreadSource<T>(list: readonly T[]): LazySource<T> | undefined {
+  const lazy = lazyOf(list)
+  return lazy?.loaded === undefined ? lazy?.source : undefined
 }
 
 /** Whether `list` holds its elements in memory: a plain array, or a lazy list a reader already looked inside. */
@@ -275,9 +287,11 @@ export function appendedOnDisk<T extends { id: string }>(
   const prior = appendSteps.get(list) as AppendStep<T> | undefined
   const gone = [...parts.disk.slice(0, n).map((e) => e.id), ...parts.memory.slice(0, fromMemory).map((m) => m.item.id)]
   const unwritten = new Set(prior?.added.map((e) => e.id))
+  // A Set, not `gone.includes` per entry: a batch of many appends dropping many entries compared every pair.
+  const goneIds = new Set(gone)
   appendSteps.set(out, {
     root: prior?.root ?? list,
-    added: [...(prior?.added.filter((e) => !gone.includes(e.id)) ?? []), item],
+    added: [...(prior?.added.filter((e) => !goneIds.has(e.id)) ?? []), item],
     dropped: [...(prior?.dropped ?? []), ...gone.filter((id) => !unwritten.has(id))],
   })
   return out

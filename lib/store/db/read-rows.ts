@@ -38,6 +38,7 @@ import { damagedRefusal, isDamage } from './damage.ts'
 import { errorText } from '../../shared/errors.ts'
 import { NEWEST_SQL, TALLY_BY_TEXT } from './core-sql.ts'
 import { KIND } from './kind-bits.ts'
+import { rowTexts } from './row-texts.ts'
 import { COUNTS_OF } from './item-counts.ts'
 import { kindsReady } from './item-kinds.ts'
 import { StoreError } from '../../shared/errors.ts'
@@ -227,6 +228,7 @@ export class RowReader {
       tally: () => this.#live(what, (rows) => rows.#tally(owner)),
       core: (want) => this.#live(what, (rows) => rows.#core(owner, want, d)),
       byIds: (ids) => this.#live(what, (rows) => rows.#byIds(owner, ids, d)),
+      texts: () => this.#live(what, (rows) => rowTexts(rows.#conn, owner)),
     })
   }
 

@@ -41,6 +41,7 @@ export const COLUMNS = {
   item: { profile_id: 'text', id: 'text', pos: 'int', data: 'text' },
   itemAt: { id: 'text', pos: 'int', data: 'text' },
   itemData: { id: 'text', data: 'text' },
+  data: { data: 'text' },
   entrySize: { id: 'text', size: 'int' },
   owner: { profile_id: 'text' },
   itemKey: { profile_id: 'text', id: 'text' },

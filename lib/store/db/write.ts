@@ -9,6 +9,7 @@ import { userItemsOf, type MemoryItem, type MemoryWrite, type Profile, type Stat
 import { changedKeys, diffKeys } from '../../state/sessions.ts'
 import { changedParts, sameEnds, type Part } from '../../state/list-ends.ts'
 import { appendStep } from '../../state/lazy-list.ts'
+import { lastAppended, takeSteps, type DiskOp } from '../../state/items-on-disk.ts'
 import type { Connection } from './connection.ts'
 import type { HeldRevisions } from './held-revisions.ts'
 import type { IndexUpkeep } from './index-upkeep.ts'
@@ -18,6 +19,7 @@ import { NO_MEMORIES, USER_OWNER } from './rows.ts'
 import type { SetAside } from './set-aside.ts'
 import { UPSERT_ITEM } from './item-kinds.ts'
 import type { Positions } from './positions.ts'
+import { COLUMNS, rowOf } from './row-read.ts'
 
 /** Deleted profiles whose look is kept; the ones deleted longest ago go first. */
 export const RETIRED_KEPT = 200
@@ -141,6 +143,8 @@ class RowWriter {
    */
   #items(profileId: string, before: readonly MemoryItem[], after: readonly MemoryItem[]): void {
     if (before === after) return
+    const onDisk = takeSteps(before, after)
+    if (onDisk !== undefined) return this.#stepRows(profileId, before, onDisk)
     const parts = changedParts(before, after)
     if (parts.length > 1 && this.#itemParts(profileId, before, after, parts)) return
     const at = (it: MemoryItem | undefined) => this.#positions.get(profileId, it)
@@ -169,6 +173,58 @@ class RowWriter {
     const removed: MemoryItem[] = []
     this.#writeRun(profileId, after, { a0: head, a1: after.length - tail, was, where }, changed, removed)
     if (this.#index.live) this.#index.index.apply(profileId, changed, removed)
+  }
+
+  /**
+   * The rows of a list changed on disk (items-on-disk.ts), step by step: appended items placed after the owner's last
+   * row (the last item appended before, when this process wrote it; else found by its position), an edited item's
+   * row rewritten where it is, a removed item's row deleted; no other row is read or written.
+   */
+  #stepRows(profileId: string, before: readonly MemoryItem[], steps: readonly DiskOp<MemoryItem>[]): void {
+    let last = this.#positions.get(profileId, lastAppended(before))
+    const changed: { old?: MemoryItem; now: MemoryItem }[] = []
+    const removed: MemoryItem[] = []
+    for (const step of steps) {
+      if ('add' in step) {
+        const where = this.#positions.place(
+          step.add.length,
+          last ?? this.#lastPosition(profileId),
+          undefined,
+          () => undefined,
+        )!
+        const upsert = this.#statement(UPSERT_ITEM)
+        step.add.forEach((it, i) => {
+          this.#positions.stage(profileId, it, where[i]!)
+          this.#aside.guard('memory_items', `${profileId}/${it.id}`)
+          upsert.run(profileId, it.id, where[i]!, JSON.stringify(it))
+          changed.push({ now: it })
+        })
+        last = where.at(-1)
+      } else if ('edit' in step) {
+        const pos = this.#positions.get(profileId, step.was)
+        if (pos !== undefined) this.#positions.stage(profileId, step.edit, pos)
+        this.#aside.guard('memory_items', `${profileId}/${step.edit.id}`)
+        this.#statement('UPDATE memory_items SET data = ? WHERE profile_id = ? AND id = ?').run(
+          JSON.stringify(step.edit),
+          profileId,
+          step.edit.id,
+        )
+        changed.push({ old: step.was, now: step.edit })
+      } else {
+        this.#statement('DELETE FROM memory_items WHERE profile_id = ? AND id = ?').run(profileId, step.remove.id)
+        removed.push(step.remove)
+        last = undefined
+      }
+    }
+    if (this.#index.live) this.#index.index.apply(profileId, changed, removed)
+  }
+
+  /** The position of the owner's last row (none: undefined). */
+  #lastPosition(profileId: string): number | undefined {
+    const row = this.#statement('SELECT pos FROM memory_items WHERE profile_id = ? ORDER BY pos DESC LIMIT 1').get(
+      profileId,
+    )
+    return row === undefined ? undefined : rowOf('memory_items', COLUMNS.pos, row).pos
   }
 
   /**
