@@ -4,7 +4,6 @@
  * wrote (reload.ts) are both made of these reads. It never writes a row and never decides which rows to read.
  */
 import {
-  HISTORY_LIMITS,
   LIMITS,
   USER_HISTORY,
   type Memory,
@@ -19,7 +18,6 @@ import {
   isEmptySetting,
   isRecord,
   memoryItem,
-  memoryWrite,
   profile as checkedProfile,
   sessionId,
   sessionSetting,
@@ -32,7 +30,7 @@ import { SetAside } from './set-aside.ts'
 import { COLUMNS, byProfile, rowOf, rowsOf, rowsSetAside, type Row } from './row-read.ts'
 import { Positions } from './positions.ts'
 import type { StoredValues } from './stored-values.ts'
-import { lazyList, type CoreWant, type ItemTally, type MemoryCore, type Sized } from '../../state/lazy-list.ts'
+import { lazyList, type CoreWant, type ItemTally, type MemoryCore } from '../../state/lazy-list.ts'
 import { DatabaseSync } from './sqlite.ts'
 import { damagedRefusal, isDamage } from './damage.ts'
 import { errorText } from '../../shared/errors.ts'
@@ -42,6 +40,7 @@ import { rowTexts } from './row-texts.ts'
 import { COUNTS_OF } from './item-counts.ts'
 import { kindsReady } from './item-kinds.ts'
 import { StoreError } from '../../shared/errors.ts'
+import { HistoryRows } from './read-history.ts'
 
 /** What the reads need: the connection, the list of rows set aside, and the avatar files profiles are read with. */
 export interface RowReaderParts {
@@ -61,6 +60,7 @@ export class RowReader {
   readonly #avatars: AvatarFiles
   readonly #positions: Positions
   readonly #damaged: ((detail: string) => void) | undefined
+  readonly #history: HistoryRows
   /** The item columns are filled, indexed and counted (item-kinds.ts): once seen, for good. */
   #kinds = false
 
@@ -70,6 +70,7 @@ export class RowReader {
     this.#conn = parts.connection
     this.#aside = parts.aside
     this.#avatars = parts.avatars
+    this.#history = new HistoryRows(parts.connection, parts.aside)
   }
 
   /** Set aside a row of `table` that belongs to `owner`, a profile that is not there. */
@@ -385,33 +386,6 @@ export class RowReader {
   }
 
   /**
-   * The keys of the memory history lists the rows hold, in the order the state keeps them: least recently written
-   * first. Read from the revision index alone (its entries carry the list's key); lists last written by the same
-   * batch are ordered by their rows' positions, as the batch wrote them.
-   */
-  historyKeys(): string[] {
-    const lists = rowsOf(
-      'memory_history',
-      COLUMNS.listRev,
-      this.#conn
-        .statement(
-          'SELECT list, max(rev) AS rev FROM memory_history INDEXED BY memory_history_by_rev GROUP BY list ORDER BY 2',
-        )
-        .all(),
-    )
-    const last = this.#conn.statement('SELECT max(pos) AS pos FROM memory_history WHERE list = ? AND rev = ?')
-    const tied = (i: number) => lists[i - 1]?.rev === lists[i]!.rev || lists[i + 1]?.rev === lists[i]!.rev
-    const pos = new Map<string, number>()
-    lists.forEach((l, i) => {
-      if (tied(i)) pos.set(l.list, rowOf('memory_history', COLUMNS.pos, last.get(l.list, l.rev)).pos)
-    })
-    return lists
-      .map((l, i) => ({ ...l, i }))
-      .sort((a, b) => a.rev - b.rev || (pos.get(a.list) ?? a.i) - (pos.get(b.list) ?? b.i))
-      .map((l) => l.list)
-  }
-
-  /**
    * The memory history lists the rows hold (all, or those named), each oldest entry first and read from its rows when
    * first looked at when `lazy`; the lists in the order they were last written, as the state keeps them (the least
    * recently written conversation list goes first). Each entry is checked alone, and a list must belong to a
@@ -424,7 +398,7 @@ export class RowReader {
     lazy = false,
   ): Record<string, MemoryWrite[]> {
     const lists = new Map<string, MemoryWrite[]>()
-    for (const key of this.historyKeys()) {
+    for (const key of this.#history.keys()) {
       if (only !== undefined && !only.has(key)) continue
       if (!key.startsWith('s:') && key !== USER_HISTORY && !known.has(key)) {
         for (const r of rowsOf(
@@ -439,75 +413,15 @@ export class RowReader {
         key,
         lazy
           ? lazyList({
-              load: () => this.#live(`the memory history "${key}"`, (rows) => rows.#historyList(key, d)),
-              lastId: () => this.#live(`the memory history "${key}"`, (rows) => rows.#lastEntryId(key)),
-              sizes: () => this.#live(`the memory history "${key}"`, (rows) => rows.#entrySizes(key)),
-              byIds: (ids) => this.#live(`the memory history "${key}"`, (rows) => rows.#historyList(key, d, ids)),
+              load: () => this.#live(`the memory history "${key}"`, (rows) => rows.#history.list(key, d)),
+              lastId: () => this.#live(`the memory history "${key}"`, (rows) => rows.#history.lastEntryId(key)),
+              sizes: () => this.#live(`the memory history "${key}"`, (rows) => rows.#history.entrySizes(key)),
+              byIds: (ids) => this.#live(`the memory history "${key}"`, (rows) => rows.#history.list(key, d, ids)),
             })
-          : this.#historyList(key, d),
+          : this.#history.list(key, d),
       )
     }
     for (const [key, list] of lists) if (!lazy && list.length === 0) lists.delete(key)
     return bareRecord(lists)
-  }
-
-  /**
-   * The id of a history list's newest entry, from its row's key alone; not told when the list holds more rows than
-   * its limit (the read keeps the oldest of them) or when that row was set aside.
-   */
-  #lastEntryId(key: string): { found: boolean; id?: string } {
-    const count = this.#conn.statement('SELECT count(*) AS n FROM memory_history WHERE list = ?').get(key)
-    if (rowOf('memory_history', COLUMNS.count, count).n > HISTORY_LIMITS.entries) return { found: false }
-    const row = this.#conn.statement('SELECT id FROM memory_history WHERE list = ? ORDER BY pos DESC LIMIT 1').get(key)
-    if (row === undefined) return { found: true }
-    const last = rowOf('memory_history', COLUMNS.key, row)
-    return this.#aside.has('memory_history', `${key}/${last.id}`) ? { found: false } : { found: true, id: last.id }
-  }
-
-  /**
-   * Each entry's id and size (characters of its JSON as written: history.ts sizes an entry so), oldest first, from the
-   * rows without reading their data; undefined when a read of the list would not give every row (more rows than its
-   * limit, a row set aside).
-   */
-  #entrySizes(key: string): Sized[] | undefined {
-    const rows = rowsOf(
-      'memory_history',
-      COLUMNS.entrySize,
-      this.#conn.statement('SELECT id, length(data) AS size FROM memory_history WHERE list = ? ORDER BY pos').all(key),
-    )
-    const whole =
-      rows.length <= HISTORY_LIMITS.entries && !rows.some((r) => this.#aside.has('memory_history', `${key}/${r.id}`))
-    return whole ? rows : undefined
-  }
-
-  /** One history list's entries (all, or those of `ids`), oldest first, each checked alone. */
-  #historyList(key: string, d: StoredValues, ids?: readonly string[]): MemoryWrite[] {
-    if (ids === undefined) this.#aside.forgetPrefix('memory_history', `${key}/`)
-    const list: MemoryWrite[] = []
-    const sql = 'SELECT id, data FROM memory_history WHERE list = ?'
-    for (const row of rowsSetAside(
-      'memory_history',
-      COLUMNS.itemData,
-      ids === undefined
-        ? this.#conn.statement(`${sql} ORDER BY pos`).all(key)
-        : this.#conn
-            .statement(`${sql} AND id IN (SELECT value FROM json_each(?)) ORDER BY pos`)
-            .all(key, JSON.stringify(ids)),
-      this.#aside,
-      (r) => `${key}/${String(r.id)}`,
-    )) {
-      const at = `${key}/${row.id}`
-      if (list.length >= HISTORY_LIMITS.entries) {
-        this.#aside.overLimit('memory_history', at, HISTORY_LIMITS.entries, 'entries')
-        continue
-      }
-      const entry = this.#aside.take('memory_history', at, () => {
-        const f = `memory_history.${at}`
-        if (key.startsWith('s:')) sessionId(key.slice(2), f)
-        return d.write(memoryWrite(JSON.parse(row.data), f), f)
-      })
-      if (entry !== undefined) list.push(entry)
-    }
-    return list
   }
 }
