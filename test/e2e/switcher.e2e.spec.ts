@@ -114,7 +114,8 @@ describe('quick switcher and turn head in the real web UI', () => {
     const panel = page.getByRole('dialog', { name: 'This conversation' })
     await panel.getByLabel('Conversation note').fill(NOTE)
     await panel.getByRole('button', { name: 'Save' }).click()
-    const said = panel.locator('[role="status"], [role="alert"]').first()
+    // The panel says "Unsaved changes" from the typing until the save's answer: wait for what it says after that.
+    const said = panel.locator('[role="status"], [role="alert"]').filter({ hasNotText: 'Unsaved changes' }).first()
     await said.waitFor({ timeout: 10_000 }).finally(() => screenshot(page, 'conversation-panel'))
     expect(await said.textContent()).toContain('Saved for this conversation')
     await panel.getByRole('button', { name: 'Close' }).click()
