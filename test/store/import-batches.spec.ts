@@ -43,6 +43,16 @@ const ownFile = (envelope: unknown): ImportFile => ({
 })
 
 let ids = 0
+/** A file of one's own: `profiles` profiles (ids `${tag}${p}`, names `${tag} ${p}`) of `items` items each. */
+const envelopeOf = (tag: string, profiles: number, items: number, text: (p: number, k: number) => string) => ({
+  format: 'dsh-agent-profiles',
+  version: 1,
+  profiles: Array.from({ length: profiles }, (_, p) => ({
+    id: `${tag}${p}`,
+    name: `${tag} ${p}`,
+    memory: { summary: '', items: Array.from({ length: items }, (_, k) => ({ id: `m${k}`, text: text(p, k) })) },
+  })),
+})
 const ctx = () => ({ now: Date.now(), newId: (prefix: string) => `${prefix}-t${ids++}` })
 const choice = { conflicts: 'keep-both' as const, replace: new Set<string>() }
 
@@ -176,15 +186,7 @@ describe('a large own file imported in the background', () => {
     const s = await store()
     const text = (p: number, k: number) =>
       `${'用户在这个项目里用过这套工具链，并且对它的构建速度印象深刻'.repeat(4)} ${p}.${k}`
-    const envelope = {
-      format: 'dsh-agent-profiles',
-      version: 1,
-      profiles: Array.from({ length: 8 }, (_, p) => ({
-        id: `big${p}`,
-        name: `Big ${p}`,
-        memory: { summary: '', items: Array.from({ length: 1_500 }, (_, k) => ({ id: `m${k}`, text: text(p, k) })) },
-      })),
-    }
+    const envelope = envelopeOf('big', 8, 1_500, text)
     const file = ownFile(envelope)
     const heap = async () => {
       await new Promise((resolve) => setImmediate(resolve))
@@ -204,15 +206,7 @@ describe('a large own file imported in the background', () => {
   it('lets go of the items of each profile it wrote while it runs', async () => {
     const s = await store()
     const text = (p: number, k: number) => `${'用户在这个项目里用过这套工具链'.repeat(8)} ${p}.${k}`
-    const envelope = {
-      format: 'dsh-agent-profiles',
-      version: 1,
-      profiles: Array.from({ length: 16 }, (_, p) => ({
-        id: `held${p}`,
-        name: `held ${p}`,
-        memory: { summary: '', items: Array.from({ length: 1_500 }, (_, k) => ({ id: `m${k}`, text: text(p, k) })) },
-      })),
-    }
+    const envelope = envelopeOf('held', 16, 1_500, text)
     // As the import worker sends a file of one's own: each profile's items as one buffer of JSON.
     const read = packRead(readParsedFile(ownFile(envelope), 0, ctx()))
     const packed = (read.packed ?? []).reduce((n, x) => n + x.bytes.byteLength, 0)
@@ -235,15 +229,7 @@ describe('a large own file imported in the background', () => {
   // shrink a WeakMap's table when its items go, so after the lists went on disk each table stayed sized for them.
   it('keeps no table of the places of the items it put on disk', async () => {
     const s = await store()
-    const envelope = (tag: string, items: number) => ({
-      format: 'dsh-agent-profiles',
-      version: 1,
-      profiles: Array.from({ length: 12 }, (_, p) => ({
-        id: `${tag}${p}`,
-        name: `${tag} ${p}`,
-        memory: { summary: '', items: Array.from({ length: items }, (_, k) => ({ id: `m${k}`, text: `${k}` })) },
-      })),
-    })
+    const envelope = (tag: string, items: number) => envelopeOf(tag, 12, items, (_, k) => `${k}`)
     const heap = async () => {
       await new Promise((resolve) => setImmediate(resolve))
       gc()
