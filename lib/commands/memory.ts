@@ -105,9 +105,12 @@ function storedKeys(
   return { has: (key) => keys.has(key), onDisk: false }
 }
 
+/** The refusal of a command naming an item the list does not hold. */
+const noItem = (wanted: string) => new StoreError('not-found', `itemId: no memory item with id "${wanted}"`, 'itemId')
+
 function itemIndex(slot: Slot, wanted: string): number {
   const at = indexOfItem(slot.items, wanted)
-  if (at < 0) throw new StoreError('not-found', `itemId: no memory item with id "${wanted}"`, 'itemId')
+  if (at < 0) throw noItem(wanted)
   return at
 }
 
@@ -280,8 +283,7 @@ export function addItems(
 function itemKeptOnDisk(slot: Slot, wanted: string): MemoryItem | undefined {
   const found = itemOnDisk(slot.items, wanted)
   if (found === undefined) return undefined
-  if (found.item === undefined)
-    throw new StoreError('not-found', `itemId: no memory item with id "${wanted}"`, 'itemId')
+  if (found.item === undefined) throw noItem(wanted)
   return found.item
 }
 
