@@ -18,6 +18,7 @@ import {
   removedKeepingRows,
   removedAt,
   replacedAt,
+  saidOnDisk,
   type Edit,
 } from './item-list.ts'
 import { itemTally } from '../state/lazy-list.ts'
@@ -90,17 +91,21 @@ function othersSay(items: readonly MemoryItem[], text: string, skip: readonly Me
 }
 
 /**
- * What `addItems` checks new texts against: the compared forms of the rows when the list is still on disk, nothing
- * new replaces an item and none of the new texts is among them (a save into years of memory then reads none of it);
- * else the list's own counts (which read it).
+ * What `addItems` checks new texts against: nothing, when the list is still on disk, nothing new replaces an item and
+ * no row says one of the new texts (looked up by the rows' keys, or else in the compared forms of every row's text):
+ * a save into years of memory then reads none of it; else the list's own counts (which read it).
  */
 function storedKeys(
   slot: Slot,
   items: CommandOf<'memory.add'>['items'],
 ): { has(key: string): boolean; onDisk: boolean } {
-  const rows = items.every((it) => it.replaces === undefined) ? keysOnDisk(slot.items) : undefined
-  if (rows !== undefined && !items.some((it) => rows.has(normalizeMemory(it.text))))
-    return { has: () => false, onDisk: true }
+  const plain = items.every((it) => it.replaces === undefined)
+  const forms = new Set(items.map((it) => normalizeMemory(it.text)))
+  const said = plain ? saidOnDisk(slot.items, forms) : undefined
+  if (said === false) return { has: () => false, onDisk: true }
+  // A row said one (the list tells whether an item does): the compared forms of every row would say it too.
+  const rows = plain && said === undefined ? keysOnDisk(slot.items) : undefined
+  if (rows !== undefined && ![...forms].some((form) => rows.has(form))) return { has: () => false, onDisk: true }
   const keys = itemKeys(slot.items)
   return { has: (key) => keys.has(key), onDisk: false }
 }
@@ -291,9 +296,12 @@ function update(state: State, cmd: CommandOf<'memory.update'>, ctx: OpContext): 
   const slot = slotOf(state, cmd.target, ctx)
   const kept = itemKeptOnDisk(slot, cmd.itemId)
   if (kept?.text === cmd.text) return { state, notice: notice('memory.unchanged'), changed: false }
-  // On disk, a text none of the rows' compared forms says is said by no other item; a hit reads the list to tell.
-  const keys = kept === undefined ? undefined : keysOnDisk(slot.items)
-  if (kept !== undefined && keys !== undefined && !keys.has(normalizeMemory(cmd.text))) {
+  // On disk, a text no row says (by the rows' keys, or else their compared forms) is said by no other item; a hit
+  // reads the list to tell.
+  const form = normalizeMemory(cmd.text)
+  const said = kept === undefined ? undefined : saidOnDisk(slot.items, new Set([form]))
+  const keys = kept === undefined || said !== undefined ? undefined : keysOnDisk(slot.items)
+  if (kept !== undefined && (said === false || (keys !== undefined && !keys.has(form)))) {
     const items = editedKeepingRows(slot.items, kept, { ...kept, text: cmd.text })
     return { state: slot.write(items), notice: notice('memory.updated'), changed: true }
   }

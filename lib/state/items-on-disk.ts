@@ -60,6 +60,18 @@ export function storedTexts<T>(items: readonly T[]): readonly string[] | undefin
   return unreadSource(items)?.texts?.()
 }
 
+/**
+ * Whether a row of `items` says one of `forms` (see LazySource.says) when it is a profile's list no reader looked
+ * inside that can tell without reading every row; undefined otherwise.
+ */
+export function storedSays<T>(
+  items: readonly T[],
+  forms: ReadonlySet<string>,
+  formOf: (text: string) => string,
+): boolean | undefined {
+  return unreadSource(items)?.says?.(forms, formOf)
+}
+
 /** Whether an item is a pinned one a render always carries (the rows' kind "pinned" alone). */
 const isPinned = (it: Item) => it.pinned === true && it.archived !== true && it.pending !== true
 /** Whether an item is memory as a list's counts count it: neither a suggestion nor archived. */
@@ -177,6 +189,12 @@ class RowsAndAdded<T extends Item> {
     const rows = unreadSource(this.#root)?.texts?.()
     return rows === undefined ? undefined : [...rows, ...this.#mine().map((it) => it.text)]
   }
+
+  /** As {@link texts}: the rows (its own ids' rows too, whatever they hold now) or its own items. */
+  says(forms: ReadonlySet<string>, formOf: (text: string) => string): boolean | undefined {
+    const rows = unreadSource(this.#root)?.says?.(forms, formOf)
+    return rows === undefined ? undefined : rows || this.#mine().some((it) => forms.has(formOf(it.text)))
+  }
 }
 
 /** Whether `list` is a list no reader looked inside that can be changed on disk (or one made here from such a list). */
@@ -219,6 +237,7 @@ function changedOnDisk<T extends Item>(list: readonly T[], op: DiskOp<T>): T[] |
     byIds: (wanted) => both.byIds(wanted),
     lastId: () => both.lastId(),
     texts: () => both.texts(),
+    says: (forms, formOf) => both.says(forms, formOf),
   })
   appendedOf.set(out, { ...state, from: list, op })
   return out

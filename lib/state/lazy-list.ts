@@ -61,6 +61,12 @@ export interface LazySource<T> {
    * sets aside may add one it does not); undefined when a read would not give every row (memory lists only).
    */
   texts?(): string[] | undefined
+  /**
+   * Whether the text of a row, in the form `formOf` gives (the duplicate rule's compared form), is one of `forms`,
+   * found without reading every row: as {@link texts} answers, so a row the read sets aside may say one; undefined
+   * when it cannot tell without reading every row's text (memory lists only).
+   */
+  says?(forms: ReadonlySet<string>, formOf: (text: string) => string): boolean | undefined
 }
 
 /** An element's id and its size as a bound of its list counts it (a history entry: characters of its JSON). */

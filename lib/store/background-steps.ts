@@ -1,6 +1,6 @@
 /**
  * The pacing of the store's background jobs that walk the database in bounded steps on the event loop (the index's
- * re-terming and merging, index-job.ts; the fill of the item columns, kinds-job.ts): one step after a pause, then the next, so
+ * re-terming and merging, index-job.ts; the fills of the item columns and text keys, fill-job.ts): one step after a pause, then the next, so
  * that turns and commands run between steps, until a step says it is the last or the job is stopped. It owns the
  * timer only; what a step does, and what a failure means, is the job's.
  */

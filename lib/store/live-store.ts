@@ -48,7 +48,7 @@ import { lockPause } from './write-lock.ts'
 import { BackgroundCheck } from './db/background-check.ts'
 import { damagedRefusal, isDamage } from './db/damage.ts'
 import { indexInBackground, type IndexJob } from './index-job.ts'
-import { fillKindsInBackground, upgradeOf, type KindsJob } from './kinds-job.ts'
+import { fillInBackground, upgradeOf, type FillJob } from './fill-job.ts'
 import { deepFreeze } from './deep-freeze.ts'
 import { storedValuesAt } from './stored-values.ts'
 import { StoreError } from '../shared/errors.ts'
@@ -101,8 +101,9 @@ export class Store implements ProfileStore {
   readonly #check: BackgroundCheck
   /** The search index's upkeep in the background: its re-terming, and its merge after a bulk write (index-job.ts). */
   #index: IndexJob | undefined
-  /** The background fill of the item columns (kinds-job.ts). */
-  #kinds: KindsJob | undefined
+  /** The background fills of the item columns and of the rows' text keys (fill-job.ts). */
+  #kinds: FillJob | undefined
+  #textKeys: FillJob | undefined
   readonly #log: Log
   readonly #queue = new BatchQueue({ commit: (batch) => this.#commit(batch) })
   readonly #listeners: Listeners
@@ -184,7 +185,7 @@ export class Store implements ProfileStore {
       setAside: this.#db?.aside.list() ?? [],
       ...(this.#salvage === undefined ? {} : { salvage: this.#salvage }),
       ...(this.#check.state === undefined ? {} : { check: this.#check.state }),
-      ...upgradeOf(this.#kinds?.state()),
+      ...upgradeOf(this.#kinds?.state(), this.#textKeys?.state()),
     }
   }
 
@@ -504,20 +505,20 @@ export class Store implements ProfileStore {
   /**
    * Re-term the search index in the background when its terms are of an earlier version, and merge its segments when
    * a bulk write left that due (index-job.ts), and fill the item columns of a database migrated from schema 3 and
-   * count the rows of one migrated from 4 (kinds-job.ts), once, after the start: a bounded batch per step, the store
+   * count the rows of one migrated from 4, and fill the rows' text keys of one migrated from 6 (fill-job.ts), once,
+   * after the start: a bounded batch per step, the store
    * usable meanwhile, resumed by the next start after a kill. `batches`: sizes of a step (tests).
    */
-  retermInBackground(batches: { retermBatch?: number; kindsBatch?: number; mergePages?: number } = {}): this {
+  retermInBackground(
+    batches: { retermBatch?: number; kindsBatch?: number; textKeysBatch?: number; mergePages?: number } = {},
+  ): this {
     // The index's upkeep is set up on a fresh home too: the database its first save makes may get a bulk write.
     const db = () => (this.#closing || this.#db?.readOnly !== undefined ? undefined : this.#db)
     this.#index ??= indexInBackground(db, this.#log, batches)
     if (this.#db === undefined || this.#db.readOnly !== undefined) return this
-    this.#kinds ??= fillKindsInBackground(
-      this.file,
-      db,
-      { log: this.#log, changed: () => this.#healthListeners.notify(undefined) },
-      batches.kindsBatch,
-    )
+    const report = { log: this.#log, changed: () => this.#healthListeners.notify(undefined) }
+    this.#kinds ??= fillInBackground('kinds', this.file, db, report, batches.kindsBatch)
+    this.#textKeys ??= fillInBackground('textKeys', this.file, db, report, batches.textKeysBatch)
     return this
   }
 
@@ -526,6 +527,7 @@ export class Store implements ProfileStore {
     this.#check.stop()
     this.#index?.stop()
     this.#kinds?.stop()
+    this.#textKeys?.stop()
     await this.#queue.idle()
     await this.#backup.idle()
     await this.#early?.wait()

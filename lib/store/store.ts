@@ -49,8 +49,10 @@ export interface StoreOptions {
   recordHistory?: boolean
   /** Items the background re-terming of the search index does per step; tests set it small, to stop it mid-way. */
   retermBatch?: number
-  /** Rows the background fill of the item columns does per step (kinds-job.ts); tests set it small, to stop it mid-way. */
+  /** Rows the background fill of the item columns does per step (fill-job.ts); tests set it small, to stop it mid-way. */
   kindsBatch?: number
+  /** Rows the background fill of the rows' text keys does per step (fill-job.ts); as above. */
+  textKeysBatch?: number
   /** Pages a step of the background merge of the search index does (index-job.ts); tests set it small. */
   mergePages?: number
   /**

@@ -12,7 +12,8 @@ import type { MemoryItem, Profile } from '../../lib/state/model.ts'
 import type { ProfileStore } from '../../lib/store/store.ts'
 import { isInMemory, itemTally } from '../../lib/state/lazy-list.ts'
 import { renderParts } from '../../lib/prompt/render.ts'
-import { freshStore } from '../support/store-helpers.ts'
+import { freshStore, until } from '../support/store-helpers.ts'
+import { asSchema6, keysOf } from '../support/text-keys.ts'
 
 type Fresh = Awaited<ReturnType<typeof freshStore>>
 const stores: Fresh[] = []
@@ -118,20 +119,42 @@ function textOf(next: () => number, n: number): string {
   return `事实 ${k}，用户喜欢第 ${k} 种 RUST 写法。`
 }
 
+/**
+ * Where the fill of `file`'s text keys is (lib/store/db/text-keys.ts): not begun, under way (some rows keyed), or
+ * done (the look-up by key in use).
+ */
+function fillPhase(file: string): 'before' | 'during' | 'after' {
+  const keys = keysOf(file)
+  return keys.done === 'done' ? 'after' : keys.after === undefined ? 'before' : 'during'
+}
+
 it('random saves, edits and removals on a list on disk give what they give on the list read whole', async () => {
   let onDisk = 0
   let changedOnDisk = 0
+  const phases = new Set<string>()
   for (let run = 0; run < 3; run++) {
     const next = random(run + 1)
     const n = 40 + run * 30
     const [ta, tb] = [await seeded(n), await seeded(n)]
-    let [a, b] = [await ta.open(), await tb.open()]
+    // After the first run, `b`'s file is one of schema 6, whose rows' text keys are filled in the background a few
+    // rows a step while the commands run: before, during and after the fill, the same replies as the list read whole.
+    const file = tb.file.replace(/\.json$/, '.sqlite')
+    if (run > 0) {
+      await tb.store.close()
+      asSchema6(file)
+    }
+    const openB = () => tb.open(undefined, { textKeysBatch: 7 })
+    let [a, b] = [await ta.open(), await openB()]
     for (let step = 0; step < 20; step++) {
       const roll = next()
       if (roll < 0.2) {
-        ;[a, b] = [await ta.open(), await tb.open()]
+        ;[a, b] = [await ta.open(), await openB()]
         continue
       }
+      // Past the start of the fill (a step of seven rows a tick: a dozen steps), then past its end in the last run.
+      if (run > 0 && step === 5) await until(() => fillPhase(file) !== 'before', 'the first step of the fill')
+      if (run === 2 && step === 15) await until(() => fillPhase(file) === 'after', 'the end of the fill')
+      if (run > 0) phases.add(fillPhase(file))
       if (roll < 0.45) {
         // An edit or a removal of a seeded item by id (one gone already is refused alike in both); a read store `a`.
         const itemId = `m${Math.floor(next() * n)}`
@@ -175,6 +198,8 @@ it('random saves, edits and removals on a list on disk give what they give on th
   expect(onDisk).toBeGreaterThan(5)
   // Edits and removals on `b` kept it on disk too (until a duplicate read it).
   expect(changedOnDisk).toBeGreaterThan(5)
+  // Commands ran before the fill of the keys began, while it ran, and after it ended.
+  expect([...phases].sort()).toEqual(['after', 'before', 'during'])
 }, 120_000)
 
 it('edits and removals of items saved on disk, and of its last row, read back as the list read whole', async () => {

@@ -63,8 +63,14 @@ describe('a damaged page met before the background check', () => {
     expect(() => general.memory.items.length).toThrow(expect.objectContaining(damagedRefusal))
     // Marked by the read itself: the next open checks the file whole even if this process stops now.
     expect(existsSync(`${file}.check-due`)).toBe(true)
+    // A save whose text an item says reads the list to tell (a new fact is looked up by its key alone, in the index,
+    // and is saved: lib/store/db/text-keys.ts).
     await expect(
-      store.command({ op: 'memory.add', target: { profileId: 'general' }, items: [{ text: '新的事实' }] }),
+      store.command({
+        op: 'memory.add',
+        target: { profileId: 'general' },
+        items: [{ text: '第7条事实：用户提到的项目进展' }],
+      }),
     ).rejects.toMatchObject(damagedRefusal)
 
     await store.command({ op: 'session.set', sessionId: 'meanwhile', patch: { note: '损坏之后' } })

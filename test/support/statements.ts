@@ -38,11 +38,11 @@ export function recordStatements(): string[] {
 }
 
 /**
- * What `run` answers, and the rows of memory items whose text came back while it ran: through `all`, `get`, or a
- * statement stepped with `iterate` (a row counts when its reader takes it: a reader that stops early has not read
- * the rest). The spies end with the call.
+ * Count the rows of memory items whose text comes back from now on: through `all`, `get`, or a statement stepped with
+ * `iterate` (a row counts when its reader takes it: a reader that stops early has not read the rest). `stop` ends the
+ * spies and answers the count.
  */
-export function itemRowsDuring<T>(run: () => T): { value: T; rows: number } {
+function countItemRows(): () => number {
   let rows = 0
   const proto = StatementSync.prototype as unknown as Record<'all' | 'get' | 'iterate', (...a: unknown[]) => unknown>
   const { all, get, iterate } = proto
@@ -70,9 +70,30 @@ export function itemRowsDuring<T>(run: () => T): { value: T; rows: number } {
       }
     })()
   } as never)
-  try {
-    return { value: run(), rows }
-  } finally {
+  return () => {
     vi.restoreAllMocks()
+    return rows
+  }
+}
+
+/** What `run` answers, and the rows of memory items whose text came back while it ran. The spies end with the call. */
+export function itemRowsDuring<T>(run: () => T): { value: T; rows: number } {
+  const stop = countItemRows()
+  try {
+    const value = run()
+    return { value, rows: stop() }
+  } finally {
+    stop()
+  }
+}
+
+/** As {@link itemRowsDuring}, for work that ends when its promise settles (a command through the store's queue). */
+export async function itemRowsWhile<T>(run: () => Promise<T>): Promise<{ value: T; rows: number }> {
+  const stop = countItemRows()
+  try {
+    const value = await run()
+    return { value, rows: stop() }
+  } finally {
+    stop()
   }
 }

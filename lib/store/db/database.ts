@@ -27,6 +27,7 @@ import { COLUMNS, jsonColumn, rowOf } from './row-read.ts'
 import { ProfileStored } from '../../state/schema-state.ts'
 import { writeRows, type RowChange } from './write.ts'
 import { fillKindsStep, kindsReady, type FillStep } from './item-kinds.ts'
+import { fillTextKeysStep, textKeysReady } from './text-keys.ts'
 import { guardChange } from './write-guard.ts'
 
 /** What an open database is made of (open.ts makes them). */
@@ -224,14 +225,17 @@ export class Database {
     return this.#index.index.mergeDue
   }
 
-  /** Whether the item columns are filled, indexed and counted (item-kinds.ts). */
-  kindsDone(): boolean {
-    return kindsReady((k) => this.#conn.meta(k))
+  /**
+   * Whether a background fill is done: the item columns filled, indexed and counted (item-kinds.ts), or the rows'
+   * text keys filled and indexed (text-keys.ts).
+   */
+  fillDone(fill: 'kinds' | 'textKeys'): boolean {
+    return (fill === 'kinds' ? kindsReady : textKeysReady)((k) => this.#conn.meta(k))
   }
 
-  /** One background step of filling the item columns (item-kinds.ts `fillKindsStep`). */
-  kindsStep(limit: number): FillStep {
-    return fillKindsStep(this.#conn, limit)
+  /** One background step of a fill (item-kinds.ts `fillKindsStep`, text-keys.ts `fillTextKeysStep`). */
+  fillStep(fill: 'kinds' | 'textKeys', limit: number): FillStep {
+    return (fill === 'kinds' ? fillKindsStep : fillTextKeysStep)(this.#conn, limit)
   }
 
   /** How a deleted profile looked when it was deleted. */

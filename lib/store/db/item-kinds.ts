@@ -29,12 +29,14 @@ const kindOf = (data: string) =>
 const atOf = (data: string) => `(CASE WHEN json_valid(${data}) THEN coalesce(json_extract(${data}, '$.at'), 0) END)`
 
 /**
- * The upsert of an item row that sets its columns itself (write.ts; parameters profile_id, id, pos, data): the
- * triggers then find them right and write nothing more.
+ * The upsert of an item row that sets its columns itself (write.ts; parameters profile_id, id, pos, data, and the
+ * text's key, text-keys.ts): the kinds' triggers then find them right and write nothing more. A row whose text
+ * changes while its key stays loses the key to text-keys.ts's trigger: the writer sets it again after.
  */
-export const UPSERT_ITEM = `INSERT INTO memory_items (profile_id, id, pos, data, kind, item_at)
-  VALUES (?1, ?2, ?3, ?4, ${kindOf('?4')}, ${atOf('?4')})
-  ON CONFLICT DO UPDATE SET pos = excluded.pos, data = excluded.data, kind = excluded.kind, item_at = excluded.item_at`
+export const UPSERT_ITEM = `INSERT INTO memory_items (profile_id, id, pos, data, kind, item_at, text_key)
+  VALUES (?1, ?2, ?3, ?4, ${kindOf('?4')}, ${atOf('?4')}, ?5)
+  ON CONFLICT DO UPDATE SET pos = excluded.pos, data = excluded.data, kind = excluded.kind, item_at = excluded.item_at,
+    text_key = excluded.text_key`
 
 /** The columns, for a new database's memory_items (schema.ts) and the migration that adds them. */
 export const KIND_COLUMNS = ['kind INTEGER', 'item_at'] as const
@@ -86,8 +88,8 @@ export function markKindsReady(db: DatabaseSync): void {
   for (const key of [DONE, COUNTS_DONE]) set.run(key, 'done')
 }
 
-/** What the fill needs of a connection: connection.ts's Connection (not imported: it imports schema.ts). */
-interface FillConnection {
+/** What a fill needs of a connection: connection.ts's Connection (not imported: it imports schema.ts). */
+export interface FillConnection {
   readonly sql: DatabaseSync
   meta(key: string): unknown
   setMeta(key: string, value: string): void
@@ -171,8 +173,8 @@ export function finishKinds(conn: FillConnection): void {
   }
 }
 
-/** The last key filled, from meta (nothing filled yet: before every key). */
-function parseAfter(value: unknown): [string, string] {
+/** The last row key a fill reached, from meta (nothing filled yet: before every key). */
+export function parseAfter(value: unknown): [string, string] {
   if (typeof value !== 'string') return ['', '']
   try {
     const v: unknown = JSON.parse(value)

@@ -36,7 +36,8 @@ import { damagedRefusal, isDamage } from './damage.ts'
 import { errorText } from '../../shared/errors.ts'
 import { NEWEST_SQL, TALLY_BY_TEXT } from './core-sql.ts'
 import { KIND } from './kind-bits.ts'
-import { rowTexts } from './row-texts.ts'
+import { rowTexts, rowsSay } from './row-texts.ts'
+import { textKeysReady } from './text-keys.ts'
 import { COUNTS_OF } from './item-counts.ts'
 import { kindsReady } from './item-kinds.ts'
 import { StoreError } from '../../shared/errors.ts'
@@ -63,6 +64,8 @@ export class RowReader {
   readonly #history: HistoryRows
   /** The item columns are filled, indexed and counted (item-kinds.ts): once seen, for good. */
   #kinds = false
+  /** The rows' text keys are filled and indexed (text-keys.ts): once seen, for good. */
+  #keys = false
 
   constructor(parts: RowReaderParts) {
     this.#positions = parts.positions
@@ -230,6 +233,8 @@ export class RowReader {
       core: (want) => this.#live(what, (rows) => rows.#core(owner, want, d)),
       byIds: (ids) => this.#live(what, (rows) => rows.#byIds(owner, ids, d)),
       texts: () => this.#live(what, (rows) => rowTexts(rows.#conn, owner)),
+      says: (forms, formOf) =>
+        this.#live(what, (rows) => rowsSay(rows.#conn, owner, { forms, formOf, indexed: rows.#keyed() })),
     })
   }
 
@@ -337,6 +342,12 @@ export class RowReader {
   #ready(): boolean {
     this.#kinds ||= kindsReady((key) => this.#conn.meta(key))
     return this.#kinds
+  }
+
+  /** Whether every row has its text's key and the keys are indexed (text-keys.ts): once seen, for good. */
+  #keyed(): boolean {
+    this.#keys ||= textKeysReady((key) => this.#conn.meta(key))
+    return this.#keys
   }
 
   /** The owner's items of these ids the rows hold, each checked as at load. */

@@ -27,12 +27,13 @@ import { COLUMNS, rowOf, rowsOf } from './row-read.ts'
 import { createIndexTables } from './memory-index.ts'
 import { KIND_COLUMNS, KIND_INDEX, KIND_TRIGGERS, markKindsReady } from './item-kinds.ts'
 import { COUNTS_SCHEMA } from './item-counts.ts'
+import { TEXT_KEY_COLUMN, TEXT_KEY_INDEX, TEXT_KEY_TRIGGER, markTextKeysReady } from './text-keys.ts'
 
 /** `PRAGMA application_id` of our databases ("APRF"), so that another program's database is never taken for ours. */
 export const APPLICATION_ID = 0x41505246
 
 /** The schema version this code writes. */
-export const SCHEMA_VERSION = 6
+export const SCHEMA_VERSION = 7
 
 /** What this code puts in `user_version`: the oldest schema version that can read what it writes. */
 const READABLE_FROM = 1
@@ -73,9 +74,11 @@ const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS profiles (id TEXT PRIMARY KEY, pos INTEGER NOT NULL, rev INTEGER NOT NULL, data TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS memory_items (profile_id TEXT NOT NULL, id TEXT NOT NULL, pos INTEGER NOT NULL, data TEXT NOT NULL,
-  ${KIND_COLUMNS.join(', ')}, PRIMARY KEY (profile_id, id)) WITHOUT ROWID;
+  ${KIND_COLUMNS.join(', ')}, ${TEXT_KEY_COLUMN}, PRIMARY KEY (profile_id, id)) WITHOUT ROWID;
 ${KIND_TRIGGERS}
 ${KIND_INDEX};
+${TEXT_KEY_TRIGGER}
+${TEXT_KEY_INDEX};
 ${COUNTS_SCHEMA}
 CREATE TABLE IF NOT EXISTS sessions (id TEXT PRIMARY KEY, rev INTEGER NOT NULL, data TEXT NOT NULL) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS sessions_by_rev ON sessions (rev);
@@ -169,6 +172,19 @@ const MIGRATIONS: readonly Migration[] = [
         DROP TABLE memory_history_before;`)
     },
   },
+  {
+    // A column every row gets outside its JSON, empty until the background fill (text-keys.ts) reaches it, and the
+    // trigger that empties a key whose text changed without it; its index is made once the fill ends (it reads every
+    // row), on the store's worker thread. Nothing existing changes meaning (READABLE_FROM stays: code of schema 6
+    // reads and writes the rows as before, and a text it writes loses its key), and nothing of the rows is rewritten
+    // here, so no copy is taken first.
+    to: 7,
+    what: 'column memory_items.text_key, filled in the background',
+    up(db) {
+      if (!hasColumn(db, 'memory_items', 'text_key')) db.exec(`ALTER TABLE memory_items ADD COLUMN ${TEXT_KEY_COLUMN}`)
+      db.exec(TEXT_KEY_TRIGGER)
+    },
+  },
 ]
 
 /** The two numbers of a database (see the module header). */
@@ -218,6 +234,7 @@ export function createSchema(db: DatabaseSync): boolean {
     db.exec(`PRAGMA user_version = ${READABLE_FROM}`)
     setSchema(db, SCHEMA_VERSION)
     markKindsReady(db)
+    markTextKeysReady(db)
   })
   return created
 }

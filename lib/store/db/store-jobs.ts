@@ -13,13 +13,14 @@ import { privateFile } from './private-files.ts'
 import { checkFile, type CheckAnswer } from './quick-check.ts'
 import { DatabaseSync } from './sqlite.ts'
 import { finishKinds } from './item-kinds.ts'
+import { finishTextKeys } from './text-keys.ts'
 
 /**
  * A job: `copy` writes a consistent copy of what is committed in `file` to `target` (WAL included, compacted, the
  * user's alone); `create` makes the database `file` (and its directory) as the first save would, and closes it;
  * `check` runs `quick_check` on every real table of `file` and answers what it found (quick-check.ts); `kinds` makes the
  * index of the item columns once they are filled and counts the rows (item-kinds.ts `finishKinds`), which reads every
- * row; `checkpoint`
+ * row; `textKeys` makes the index of the rows' text keys once they are filled (text-keys.ts `finishTextKeys`); `checkpoint`
  * syncs the WAL of `file` and copies what it holds into the database file (durable-later.ts).
  */
 export type StoreJob =
@@ -27,6 +28,7 @@ export type StoreJob =
   | { kind: 'create'; file: string }
   | { kind: 'check'; file: string }
   | { kind: 'kinds'; file: string }
+  | { kind: 'textKeys'; file: string }
   | { kind: 'checkpoint'; file: string }
 
 /** What a job answers: the check its findings, the others nothing. */
@@ -36,10 +38,10 @@ export type JobAnswer<J extends StoreJob> = J extends { kind: 'check' } ? CheckA
 export function runStoreJob<J extends StoreJob>(job: J): JobAnswer<J>
 export function runStoreJob(job: StoreJob): CheckAnswer | undefined {
   if (job.kind === 'check') return checkFile(job.file, BUSY_TIMEOUT_MS)
-  if (job.kind === 'kinds') {
+  if (job.kind === 'kinds' || job.kind === 'textKeys') {
     const db = new DatabaseSync(job.file, { timeout: BUSY_TIMEOUT_MS })
     try {
-      finishKinds(new Connection(job.file, db))
+      ;(job.kind === 'kinds' ? finishKinds : finishTextKeys)(new Connection(job.file, db))
     } finally {
       db.close()
     }

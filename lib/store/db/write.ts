@@ -18,6 +18,8 @@ import { profileChanges } from './profile-changes.ts'
 import { NO_MEMORIES, USER_OWNER } from './rows.ts'
 import type { SetAside } from './set-aside.ts'
 import { UPSERT_ITEM } from './item-kinds.ts'
+import { SET_TEXT_KEY, textKeyOf } from './text-keys.ts'
+import { normalizedItem } from '../../shared/memory-text.ts'
 import type { Positions } from './positions.ts'
 import { COLUMNS, rowOf } from './row-read.ts'
 
@@ -196,7 +198,7 @@ class RowWriter {
         step.add.forEach((it, i) => {
           this.#positions.stage(profileId, it, where[i]!)
           this.#aside.guard('memory_items', `${profileId}/${it.id}`)
-          upsert.run(profileId, it.id, where[i]!, JSON.stringify(it))
+          upsert.run(profileId, it.id, where[i]!, JSON.stringify(it), keyOf(it))
           changed.push({ now: it })
         })
         last = where.at(-1)
@@ -209,6 +211,8 @@ class RowWriter {
           profileId,
           step.edit.id,
         )
+        // After the text: its trigger empties a key the new text did not change (text-keys.ts).
+        this.#statement(SET_TEXT_KEY).run(keyOf(step.edit), profileId, step.edit.id)
         changed.push({ old: step.was, now: step.edit })
       } else {
         this.#statement('DELETE FROM memory_items WHERE profile_id = ? AND id = ?').run(profileId, step.remove.id)
@@ -281,7 +285,9 @@ class RowWriter {
       this.#positions.stage(profileId, it, pos)
       if (old === it && at(it) === pos) continue
       this.#aside.guard('memory_items', `${profileId}/${it.id}`)
-      upsert.run(profileId, it.id, pos, JSON.stringify(it))
+      upsert.run(profileId, it.id, pos, JSON.stringify(it), keyOf(it))
+      // A changed item's row: its key set again after its text, which the key's trigger may have emptied.
+      if (old !== undefined && old !== it) this.#statement(SET_TEXT_KEY).run(keyOf(it), profileId, it.id)
     }
     const remove = this.#statement('DELETE FROM memory_items WHERE profile_id = ? AND id = ?')
     for (const it of was.values())
@@ -402,6 +408,9 @@ interface Run {
   was: Map<string, MemoryItem>
   where: readonly number[]
 }
+
+/** The key of an item's text as its row keeps it (text-keys.ts). */
+const keyOf = (it: MemoryItem) => textKeyOf(normalizedItem(it))
 
 /** The items of `list` from `from` to `to` (not included), by id. */
 function idsBetween(list: readonly MemoryItem[], from: number, to: number): Map<string, MemoryItem> {
