@@ -31,7 +31,8 @@ const MB = (b: number) => `${(b / 1024 / 1024).toFixed(1)} MB`
 
 /**
  * What the database at `file` still has to do after a start, by the bookkeeping the store keeps in it: the item
- * columns or the counts not filled yet (schema 4 on), the index's merge due. Empty when a start finds nothing to do.
+ * columns or the counts not filled yet (schema 4 on), the text keys not filled yet (schema 7 on), the index's merge
+ * due. Empty when a start finds nothing to do.
  */
 export function workLeft(file: string): string[] {
   const db = new DatabaseSync(file, { readOnly: true })
@@ -42,6 +43,7 @@ export function workLeft(file: string): string[] {
     const left: string[] = []
     if (Number(meta('schema')) >= 4 && meta('kinds') !== 'done') left.push('item columns')
     if (has('memory_counts') && meta('counts') !== 'done') left.push('counts')
+    if (Number(meta('schema')) >= 7 && meta('textKeys') !== 'done') left.push('text keys')
     if (has('memory_index_merge') && db.prepare('SELECT 1 FROM memory_index_merge').get() !== undefined)
       left.push('index merge')
     return left
