@@ -143,13 +143,18 @@ export function keysOnDisk(items: readonly MemoryItem[]): ReadonlySet<string> | 
 }
 
 /**
- * Whether a row of a list still on disk says one of the compared forms `forms`, found through the rows' keys without
+ * Whether a row of a list still on disk (other than those of the ids `except`) says one of the compared forms `forms`,
+ * found through the rows' keys without
  * reading the others (a save into years of memory then reads none of it); a superset of the list's, as
  * {@link keysOnDisk}: false is exact, true needs the list to tell. Undefined when the rows cannot tell so (the list
  * is not on disk, or its rows' keys are not all filled yet): the caller asks {@link keysOnDisk}.
  */
-export function saidOnDisk(items: readonly MemoryItem[], forms: ReadonlySet<string>): boolean | undefined {
-  return storedSays(items, forms, normalizeMemory)
+export function saidOnDisk(
+  items: readonly MemoryItem[],
+  forms: ReadonlySet<string>,
+  except?: ReadonlySet<string>,
+): boolean | undefined {
+  return storedSays(items, { forms, formOf: normalizeMemory, ...(except && { except }) })
 }
 
 /** `items` with `added` appended and its rows left on disk (items-on-disk.ts), or undefined when it is not on disk. */

@@ -175,15 +175,44 @@ export function approvedOf(item: MemoryItem, text: string = item.text): MemoryIt
   return { ...rest, text, approved: true }
 }
 
+/** The refusal of an approval of an item that is not a suggestion. */
+const notSuggestion = () =>
+  new StoreError('conflict', 'itemId: this memory item is not a suggestion awaiting approval', 'itemId')
+
+/**
+ * `memory.approve` in a list still on disk, as {@link approve} does it in the list: the suggestion and the fact it
+ * replaces read by id, the duplicate check by the rows' keys (rows other than theirs), the suggestion's row rewritten
+ * and the replaced fact's deleted; nothing else of years of memory read. Undefined when the list is not on disk, or a
+ * row says the text or cannot tell (the caller reads the list, which tells).
+ */
+function approvedOnDisk(slot: Slot, cmd: CommandOf<'memory.approve'>): OpResult | undefined {
+  const old = itemKeptOnDisk(slot, cmd.itemId)
+  if (old === undefined) return undefined
+  if (old.pending !== true) throw notSuggestion()
+  const value = cmd.text ?? old.text
+  const named = old.replaces === undefined ? undefined : itemOnDisk(slot.items, old.replaces)?.item
+  const replaced = named !== undefined && leavesOnApproval(named) ? named : undefined
+  const except = new Set(replaced === undefined ? [old.id] : [old.id, replaced.id])
+  if (saidOnDisk(slot.items, new Set([normalizeMemory(value)]), except) !== false) return undefined
+  const approved = editedKeepingRows(slot.items, old, approvedOf(old, value))
+  return {
+    state: slot.write(replaced === undefined ? approved : removedKeepingRows(approved, replaced)),
+    notice: notice('memory.approved', { text: value }),
+    extra: { replaced: replaced === undefined ? [] : [replaced] },
+    changed: true,
+  }
+}
+
 /**
  * `memory.approve {target, itemId, text?}`: a suggestion becomes a memory (with `text`, the user's edit of it).
  */
 function approve(state: State, cmd: CommandOf<'memory.approve'>, ctx: OpContext): OpResult {
   const slot = slotOf(state, cmd.target, ctx)
+  const onDisk = approvedOnDisk(slot, cmd)
+  if (onDisk !== undefined) return onDisk
   const at = itemIndex(slot, cmd.itemId)
   const old = slot.items[at]!
-  if (old.pending !== true)
-    throw new StoreError('conflict', 'itemId: this memory item is not a suggestion awaiting approval', 'itemId')
+  if (old.pending !== true) throw notSuggestion()
   const value = cmd.text ?? old.text
   // The fact a suggestion replaces leaves in the same write (one history entry), unless it is pinned or gone.
   const named = old.replaces === undefined ? undefined : itemById(slot.items, old.replaces)

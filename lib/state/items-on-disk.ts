@@ -20,6 +20,7 @@ import {
   type CoreWant,
   type ItemTally,
   type MemoryCore,
+  type Said,
 } from './lazy-list.ts'
 
 /** What this module reads of a memory item (model.ts's MemoryItem has these). */
@@ -64,12 +65,8 @@ export function storedTexts<T>(items: readonly T[]): readonly string[] | undefin
  * Whether a row of `items` says one of `forms` (see LazySource.says) when it is a profile's list no reader looked
  * inside that can tell without reading every row; undefined otherwise.
  */
-export function storedSays<T>(
-  items: readonly T[],
-  forms: ReadonlySet<string>,
-  formOf: (text: string) => string,
-): boolean | undefined {
-  return unreadSource(items)?.says?.(forms, formOf)
+export function storedSays<T>(items: readonly T[], want: Said): boolean | undefined {
+  return unreadSource(items)?.says?.(want)
 }
 
 /** Whether an item is a pinned one a render always carries (the rows' kind "pinned" alone). */
@@ -191,9 +188,10 @@ class RowsAndAdded<T extends Item> {
   }
 
   /** As {@link texts}: the rows (its own ids' rows too, whatever they hold now) or its own items. */
-  says(forms: ReadonlySet<string>, formOf: (text: string) => string): boolean | undefined {
-    const rows = unreadSource(this.#root)?.says?.(forms, formOf)
-    return rows === undefined ? undefined : rows || this.#mine().some((it) => forms.has(formOf(it.text)))
+  says(want: Said): boolean | undefined {
+    const rows = unreadSource(this.#root)?.says?.(want)
+    const mine = this.#mine().filter((it) => want.except?.has(it.id) !== true)
+    return rows === undefined ? undefined : rows || mine.some((it) => want.forms.has(want.formOf(it.text)))
   }
 }
 
@@ -237,7 +235,7 @@ function changedOnDisk<T extends Item>(list: readonly T[], op: DiskOp<T>): T[] |
     byIds: (wanted) => both.byIds(wanted),
     lastId: () => both.lastId(),
     texts: () => both.texts(),
-    says: (forms, formOf) => both.says(forms, formOf),
+    says: (want) => both.says(want),
   })
   appendedOf.set(out, { ...state, from: list, op })
   return out

@@ -62,11 +62,18 @@ export interface LazySource<T> {
    */
   texts?(): string[] | undefined
   /**
-   * Whether the text of a row, in the form `formOf` gives (the duplicate rule's compared form), is one of `forms`,
-   * found without reading every row: as {@link texts} answers, so a row the read sets aside may say one; undefined
-   * when it cannot tell without reading every row's text (memory lists only).
+   * Whether the text of a row (other than those of the ids `except`), in the form `formOf` gives (the duplicate rule's
+   * compared form), is one of `forms`, found without reading every row: as {@link texts} answers, so a row the read
+   * sets aside may say one; undefined when it cannot tell without reading every row's text (memory lists only).
    */
-  says?(forms: ReadonlySet<string>, formOf: (text: string) => string): boolean | undefined
+  says?(want: Said): boolean | undefined
+}
+
+/** What {@link LazySource.says} looks for. */
+export interface Said {
+  forms: ReadonlySet<string>
+  formOf(text: string): string
+  except?: ReadonlySet<string>
 }
 
 /** An element's id and its size as a bound of its list counts it (a history entry: characters of its JSON). */

@@ -14,6 +14,7 @@ import { isInMemory, itemTally } from '../../lib/state/lazy-list.ts'
 import { renderParts } from '../../lib/prompt/render.ts'
 import { freshStore, until } from '../support/store-helpers.ts'
 import { asSchema6, keysOf } from '../support/text-keys.ts'
+import { itemRowsWhile } from '../support/statements.ts'
 
 type Fresh = Awaited<ReturnType<typeof freshStore>>
 const stores: Fresh[] = []
@@ -237,4 +238,59 @@ it('edits and removals of items saved on disk, and of its last row, read back as
   expect(texts.slice(-4)).toEqual(['事实 47：用户喜欢第 47 种 Rust 写法', '四十八改', '甲改', '丙'])
   expect(itemTally(itemsOf(read))).toEqual(tally)
   expect(memoryPart(read)).toEqual(render)
+}, 60_000)
+
+it('approving a suggestion in a list on disk reads it and the fact it replaces alone, as the list read whole', async () => {
+  /** A store whose profile asks first, holding three suggestions (the second replacing m5): their ids. */
+  const withSuggestions = async () => {
+    const t = await seeded(200)
+    const id = profileOf(t.store).id
+    await t.store.command({ op: 'profile.update', id, patch: { memoryMode: 'ask' } })
+    const r = await t.store.command({
+      op: 'memory.add',
+      target: { profileId: id },
+      items: [
+        { text: '建议一', source: 'tool' },
+        { text: '建议二：换掉第 5 条', source: 'tool', replaces: 'm5' },
+        { text: '建议三', source: 'tool' },
+      ],
+    })
+    return { t, ids: (r.added as MemoryItem[]).map((it) => it.id) }
+  }
+  const [ta, tb] = [await withSuggestions(), await withSuggestions()]
+  const [a, b] = [await ta.t.open(), await tb.t.open()]
+  void itemsOf(a).length
+  const approve = async (s: ProfileStore, itemId: string, text?: string) => {
+    try {
+      const cmd = { op: 'memory.approve', target: { profileId: profileOf(s).id }, itemId } as const
+      const r = await s.command(text === undefined ? cmd : { ...cmd, text })
+      return [r.notice, said((r.replaced as MemoryItem[] | undefined) ?? [])]
+    } catch (e) {
+      return String(e)
+    }
+  }
+  const both = async (k: number | string, text?: string) => {
+    const [ia, ib] = typeof k === 'number' ? [ta.ids[k]!, tb.ids[k]!] : [k, k]
+    const rows = await itemRowsWhile(() => approve(b, ib, text))
+    expect(rows.value).toEqual(await approve(a, ia, text))
+    expect(itemTally(itemsOf(b))).toEqual(itemTally(itemsOf(a)))
+    expect(memoryPart(b)).toEqual(memoryPart(a))
+    return rows.rows
+  }
+  // Refused alike: no such item, an item that is no suggestion.
+  await both('m404')
+  await both('m3')
+  // Approved as it is, and with the user's edit replacing m5: the suggestion's row (and m5's) read, nothing else.
+  expect(await both(0)).toBeLessThanOrEqual(2)
+  expect(await both(1, '改过的建议二')).toBeLessThanOrEqual(4)
+  expect(isInMemory(itemsOf(b))).toBe(false)
+  // A text another item says: the list tells, and refuses it alike.
+  await both(2, '事实 7：用户喜欢第 7 种 Rust 写法')
+  expect(said(itemsOf(b))).toEqual(said(itemsOf(a)))
+  const history = (s: ProfileStore) =>
+    historyOf(s).map((e) => [said(e.added), said(e.removed), e.edited.map((x) => [x.before.text, x.after.text])])
+  expect(history(b)).toEqual(history(a))
+  const [ra, rb] = [await ta.t.open(), await tb.t.open()]
+  expect(said(itemsOf(rb))).toEqual(said(itemsOf(ra)))
+  expect(history(rb)).toEqual(history(ra))
 }, 60_000)

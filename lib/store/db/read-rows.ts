@@ -233,8 +233,7 @@ export class RowReader {
       core: (want) => this.#live(what, (rows) => rows.#core(owner, want, d)),
       byIds: (ids) => this.#live(what, (rows) => rows.#byIds(owner, ids, d)),
       texts: () => this.#live(what, (rows) => rowTexts(rows.#conn, owner)),
-      says: (forms, formOf) =>
-        this.#live(what, (rows) => rowsSay(rows.#conn, owner, { forms, formOf, indexed: rows.#keyed() })),
+      says: (want) => this.#live(what, (rows) => rowsSay(rows.#conn, owner, { ...want, indexed: rows.#keyed() })),
     })
   }
 

@@ -11,6 +11,7 @@ import type { Connection } from './connection.ts'
 import { COLUMNS, rowsOf } from './row-read.ts'
 import { USER_OWNER } from './rows.ts'
 import { textKeyOf } from './text-keys.ts'
+import type { Said } from '../../state/lazy-list.ts'
 
 /**
  * The `text` of each of `owner`'s rows that has one; undefined when the owner has more rows than its limit (a read
@@ -31,16 +32,13 @@ export function rowTexts(conn: Connection, owner: string): string[] | undefined 
 }
 
 /**
- * Whether the text of one of `owner`'s rows, in the form `formOf` gives, is one of `forms`: the rows whose key is one
+ * Whether the text of one of `owner`'s rows (but those of the ids `except`), in the form `formOf` gives, is one of
+ * `forms`: the rows whose key is one
  * of the forms' are read (a few, or none), each compared by its text, since two texts may share a key. Undefined
  * when the keys cannot tell: `indexed` false (the fill has not ended), or a row of the owner has no key (written by
  * other code: text-keys.ts).
  */
-export function rowsSay(
-  conn: Connection,
-  owner: string,
-  want: { forms: ReadonlySet<string>; formOf: (text: string) => string; indexed: boolean },
-): boolean | undefined {
+export function rowsSay(conn: Connection, owner: string, want: Said & { indexed: boolean }): boolean | undefined {
   if (!want.indexed) return undefined
   const unkeyed = conn.statement('SELECT 1 FROM memory_items WHERE profile_id = ? AND text_key IS NULL LIMIT 1')
   if (unkeyed.get(owner) !== undefined) return undefined
@@ -49,15 +47,16 @@ export function rowsSay(
   // in the same WHERE, SQLite (with no statistics) walked every row of the profile through its primary key instead.
   const rows = rowsOf(
     'memory_items',
-    COLUMNS.data,
+    COLUMNS.itemData,
     conn
       .statement(
-        `SELECT data FROM memory_items WHERE (profile_id, id) IN (SELECT profile_id, id FROM memory_items
+        `SELECT id, data FROM memory_items WHERE (profile_id, id) IN (SELECT profile_id, id FROM memory_items
           WHERE profile_id = ?1 AND text_key IN (SELECT value FROM json_each(?2)))`,
       )
       .all(owner, JSON.stringify(keys)),
   )
   return rows.some((r) => {
+    if (want.except?.has(r.id) === true) return false
     const text = textOf(r.data)
     return text !== undefined && want.forms.has(want.formOf(text))
   })
