@@ -73,7 +73,7 @@ it("a save into a list on disk reads no row's text for a new fact, and still ref
   expect((await add(await t.open(), '一条新的事实')).notice).toMatchObject({ key: 'memory.duplicate' })
 }, 60_000)
 
-it('a row written without its key, or whose text changed without it, is checked by its text', async () => {
+it('a row written without its key, or whose text changed without it, is checked by its text until it gets one', async () => {
   const t = await seeded(1, 300)
   const profile = first(await t.open()).id
   const db = new DatabaseSync(t.db)
@@ -96,6 +96,12 @@ it('a row written without its key, or whose text changed without it, is checked 
   expect((await add(await t.open(), '旧版本写的事实!')).notice).toMatchObject({ key: 'memory.duplicate' })
   expect((await add(await t.open(), '旧版本改过的事实')).notice).toMatchObject({ key: 'memory.duplicate' })
   expect((await add(await t.open(), factOf(0, 3))).notice).toMatchObject({ key: 'memory.added' })
+  // A start gives the rows their keys in the background; a new fact then reads no row's text again.
+  const later = await t.open()
+  await until(() => keysOf(t.db).keyed === keysOf(t.db).count && later.health.upgrade === undefined, 'the keys')
+  expect(keysOf(t.db)).toMatchObject({ count: 302, wrong: 0 })
+  expect((await itemRowsWhile(() => add(later, '又一条新事实'))).rows).toBe(0)
+  expect((await add(later, '旧版本写的事实。')).notice).toMatchObject({ key: 'memory.duplicate' })
 }, 60_000)
 
 it('a database of schema 6 gets its keys after the start; a kill loses nothing and the next start resumes', async () => {

@@ -27,7 +27,7 @@ import { COLUMNS, jsonColumn, rowOf } from './row-read.ts'
 import { ProfileStored } from '../../state/schema-state.ts'
 import { writeRows, type RowChange } from './write.ts'
 import { fillKindsStep, kindsReady, type FillStep } from './item-kinds.ts'
-import { fillTextKeysStep, textKeysReady } from './text-keys.ts'
+import { fillTextKeysStep, textKeysFilled } from './text-keys.ts'
 import { guardChange } from './write-guard.ts'
 
 /** What an open database is made of (open.ts makes them). */
@@ -226,11 +226,11 @@ export class Database {
   }
 
   /**
-   * Whether a background fill is done: the item columns filled, indexed and counted (item-kinds.ts), or the rows'
-   * text keys filled and indexed (text-keys.ts).
+   * Whether a background fill is done: the item columns filled, indexed and counted (item-kinds.ts), or every row's
+   * text key filled and indexed (text-keys.ts).
    */
   fillDone(fill: 'kinds' | 'textKeys'): boolean {
-    return (fill === 'kinds' ? kindsReady : textKeysReady)((k) => this.#conn.meta(k))
+    return fill === 'kinds' ? kindsReady((k) => this.#conn.meta(k)) : textKeysFilled(this.#conn)
   }
 
   /** One background step of a fill (item-kinds.ts `fillKindsStep`, text-keys.ts `fillTextKeysStep`). */

@@ -16,6 +16,8 @@
  * `textKeysAfter`), so a kill loses at most the step under way and the next start resumes after it; once every row is
  * filled the index is made and `textKeys` = 'done' written in meta in the same transaction, on the store's worker
  * thread (it reads every row). Until then the duplicate check reads the rows' texts, as before: correct either way.
+ * Rows other code wrote without a key after that are found at the next start (one search of the index per owner) and
+ * given theirs by the same job, a few a step.
  */
 import { hash } from 'node:crypto'
 import { normalizeMemory } from '../../shared/memory-text.ts'
@@ -81,21 +83,60 @@ export function markTextKeysReady(db: DatabaseSync): void {
 }
 
 /**
- * One step of the fill, in its own transaction: the next `limit` rows after the last one filled get their keys.
- * 'busy': another connection holds the write lock (tried again later). Resumes from meta after a kill. Rows written
- * after the fill began have their keys from the write; filled again here, they get the same.
+ * The first owner with a row that has no key, once the fill has ended (a row other code wrote since: see the module
+ * header); undefined when there is none. One search of the index per owner, none of the rows.
+ */
+function unkeyedOwner(conn: FillConnection): string | undefined {
+  const next = conn.sql.prepare('SELECT profile_id FROM memory_items WHERE profile_id > ? ORDER BY profile_id LIMIT 1')
+  const unkeyed = conn.sql.prepare('SELECT 1 FROM memory_items WHERE profile_id = ? AND text_key IS NULL LIMIT 1')
+  for (let row = next.get(''); row !== undefined; row = next.get(row.profile_id)) {
+    if (typeof row.profile_id !== 'string') return undefined
+    if (unkeyed.get(row.profile_id) !== undefined) return row.profile_id
+  }
+  return undefined
+}
+
+/**
+ * Whether every row has its key and the index is made: the fill ended, and no row was written without a key since
+ * (such rows send their profile's duplicate check back to the texts until a fill gives them their keys).
+ */
+export function textKeysFilled(conn: FillConnection): boolean {
+  return textKeysReady((k) => conn.meta(k)) && unkeyedOwner(conn) === undefined
+}
+
+/**
+ * One step of the fill, in its own transaction: the next `limit` rows after the last one filled get their keys, or,
+ * once the fill has ended, the next `limit` rows without a key of one owner. 'busy': another connection holds the
+ * write lock (tried again later). Resumes from meta after a kill. Rows written after the fill began have their keys
+ * from the write; filled again here, they get the same.
  */
 export function fillTextKeysStep(conn: FillConnection, limit: number): FillStep {
-  if (textKeysReady((k) => conn.meta(k))) return 'done'
+  if (textKeysFilled(conn)) return 'done'
   if (conn.sql.isTransaction || !conn.tryBegin()) return 'busy'
   try {
-    const out = textKeysReady((k) => conn.meta(k)) ? 'done' : fillLocked(conn, limit)
+    const out = textKeysReady((k) => conn.meta(k)) ? fillUnkeyed(conn, limit) : fillLocked(conn, limit)
     conn.commit()
     return out
   } catch (e) {
     conn.rollback()
     throw e
   }
+}
+
+/** Keys for up to `limit` rows without one, of the first owner that has such rows ('done' when none is left). */
+function fillUnkeyed(conn: FillConnection, limit: number): FillStep {
+  const owner = unkeyedOwner(conn)
+  if (owner === undefined) return 'done'
+  const rows = rowsOf(
+    'memory_items',
+    COLUMNS.itemData,
+    conn.sql
+      .prepare('SELECT id, data FROM memory_items WHERE profile_id = ? AND text_key IS NULL LIMIT ?')
+      .all(owner, limit),
+  )
+  const set = conn.sql.prepare(SET_TEXT_KEY)
+  for (const r of rows) set.run(dataKeyOf(r.data), owner, r.id)
+  return 'more'
 }
 
 function fillLocked(conn: FillConnection, limit: number): FillStep {
