@@ -9,26 +9,74 @@
  * a file.
  */
 import type { MemoryItem, Profile } from '../state/model.ts'
+import { parseCommand } from '../validate/command.ts'
+import { asStored, itemOf } from '../provenance/provenance.ts'
 import type { FileRead } from './file-read.ts'
+
+/**
+ * One profile's memory items as the worker packs them: the JSON array of the items in UTF-8 (`[a,b,…]`), and where
+ * each item's JSON ends in it (the next one starts one byte later, past the comma), so that a run of items can be
+ * cut out as bytes and written without the host ever decoding it (lib/store/import-append.ts).
+ */
+export type PackedItems = NonNullable<FileRead['packed']>[number]
+
+/**
+ * `items` as the store's `sync.apply` keeps the items it appends (its schema, then their provenance: what its write
+ * puts in each row), worked out here, on the import worker's thread; undefined when the command would refuse one.
+ */
+function asAppended(items: readonly MemoryItem[]): MemoryItem[] | undefined {
+  try {
+    const cmd = parseCommand({ op: 'sync.apply', profiles: [{ id: 'packed', memory: { put: items } }] })
+    const put = cmd.op === 'sync.apply' ? (cmd.profiles[0]?.memory?.put ?? []) : []
+    const stored = asStored(0)
+    return put.every((o) => o.id !== undefined) ? put.map((o) => itemOf(o, stored)) : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * `items` as JSON bytes: as the store appends them, with the end of each item's JSON (see {@link PackedItems}), or,
+ * when it would refuse one, as they are and without the ends (its own command then refuses them, as it would).
+ */
+function packItems(items: readonly MemoryItem[]): PackedItems {
+  const encoder = new TextEncoder()
+  const appended = asAppended(items)
+  const texts = (appended ?? items).map((it) => JSON.stringify(it))
+  // UTF-8 takes at most 3 bytes per UTF-16 unit; the buffer is cut to what was written.
+  const room = texts.reduce((n, t) => n + 3 * t.length + 1, 2)
+  const bytes = new Uint8Array(room)
+  const ends = new Uint32Array(texts.length)
+  let at = 0
+  bytes[at++] = 0x5b // [
+  texts.forEach((t, i) => {
+    if (i > 0) bytes[at++] = 0x2c // ,
+    at += encoder.encodeInto(t, bytes.subarray(at)).written
+    ends[i] = at
+  })
+  bytes[at++] = 0x5d // ]
+  // A copy of the written part, so that the buffer handed over is no larger than the items.
+  const packed = bytes.slice(0, at)
+  return appended === undefined ? { count: items.length, bytes: packed } : { count: items.length, bytes: packed, ends }
+}
 
 /** `read` with the memory items of each profile it brings moved into `packed` (as JSON bytes); as it is when it has none. */
 export function packRead(read: FileRead): FileRead {
   const incoming = read.incoming
   if (incoming === undefined || read.packed !== undefined) return read
-  const encoder = new TextEncoder()
   return {
     ...read,
     incoming: { ...incoming, profiles: incoming.profiles.map((p) => ({ ...p, memory: { ...p.memory, items: [] } })) },
-    packed: incoming.profiles.map((p) => ({
-      count: p.memory.items.length,
-      bytes: encoder.encode(JSON.stringify(p.memory.items)),
-    })),
+    packed: incoming.profiles.map((p) => packItems(p.memory.items)),
   }
 }
 
 /** The buffers of `read`'s packed items, to hand over with the message that carries it (each is its own). */
 export function packedBuffers(read: FileRead): ArrayBuffer[] {
-  return (read.packed ?? []).map((x) => x.bytes.buffer as ArrayBuffer)
+  return (read.packed ?? []).flatMap((x) => [
+    x.bytes.buffer as ArrayBuffer,
+    ...(x.ends ? [x.ends.buffer as ArrayBuffer] : []),
+  ])
 }
 
 /** How many memory items profile `i` of `read` brings, packed or not, without parsing them. */
@@ -47,13 +95,40 @@ function profileAt(read: FileRead, i: number): Profile {
 /**
  * Profile `i` of `read` as {@link profileAt} gives it, its bytes let go once parsed: a background import parses each
  * profile once, and the bytes of those it has written need not stay (36 MB for 95 profiles × 5,200 items) until the
- * whole file is in, so most are freed by the collections during the import instead of lingering after it.
+ * whole file is in, so most are freed by the collections during the import instead of lingering after it. `packed`:
+ * the profile's bytes, now the caller's alone (undefined when its items did not come packed).
  */
-export function takeProfile(read: FileRead, i: number): Profile {
-  const p = profileAt(read, i)
+export function takeProfile(read: FileRead, i: number): { profile: Profile; packed?: PackedItems } {
+  const profile = profileAt(read, i)
   const packed = read.packed?.[i]
-  if (packed !== undefined) read.packed![i] = { count: packed.count, bytes: new Uint8Array(0) }
-  return p
+  if (packed === undefined) return { profile }
+  read.packed![i] = { count: packed.count, bytes: new Uint8Array(0) }
+  return { profile, packed }
+}
+
+/** Where item `k` of `packed` starts in its bytes. */
+function startOf(packed: PackedItems & { ends: Uint32Array }, k: number): number {
+  return k === 0 ? 1 : packed.ends[k - 1]! + 1
+}
+
+/**
+ * The JSON of items `from` to `to` (not included) of `packed`, comma-separated, as bytes in a buffer of their own (to
+ * hand over to another thread: a view would carry its whole buffer); undefined when it came without item ends.
+ */
+export function itemBytes(packed: PackedItems, from: number, to: number): Uint8Array | undefined {
+  if (packed.ends === undefined || to <= from) return undefined
+  return packed.bytes.slice(startOf(packed as PackedItems & { ends: Uint32Array }, from), packed.ends[to - 1])
+}
+
+/** Items `from` to `to` (not included) of `packed`, decoded and parsed now. */
+export function parseItems(packed: PackedItems, from: number, to: number): MemoryItem[] {
+  const bytes = itemBytes(packed, from, to)
+  return bytes === undefined ? [] : (JSON.parse(`[${new TextDecoder().decode(bytes)}]`) as MemoryItem[])
+}
+
+/** The size in bytes of item `k`'s JSON in `packed` (0 when it came without item ends). */
+export function itemSize(packed: PackedItems, k: number): number {
+  return packed.ends === undefined ? 0 : packed.ends[k]! - startOf(packed as PackedItems & { ends: Uint32Array }, k)
 }
 
 /** `read` with every profile's memory items back in place (for an import written in one command). */
