@@ -56,10 +56,13 @@ const envelopeOf = (tag: string, profiles: number, items: number, text: (p: numb
 const ctx = () => ({ now: Date.now(), newId: (prefix: string) => `${prefix}-t${ids++}` })
 const choice = { conflicts: 'keep-both' as const, replace: new Set<string>() }
 
-/** Import `file` as the page's confirmed own file now is: in the background, to its end. */
+/**
+ * Import `file` as the page's confirmed own file now is: in the background, to its end, its items as the import
+ * worker sends them (bytes, written off the host's thread).
+ */
 async function importInBackground(s: ProfileStore, file: ImportFile) {
   const own = new OwnImports(s)
-  own.start({ read: readParsedFile(file, 0, ctx()), choice })
+  own.start({ read: packRead(readParsedFile(file, 0, ctx())), choice })
   return own.settled()
 }
 
@@ -128,7 +131,7 @@ describe('a large own file imported in the background', () => {
     }))
     const own = new OwnImports(s)
     own.start({
-      read: readParsedFile(ownFile({ format: 'dsh-agent-profiles', version: 1, profiles }), 0, ctx()),
+      read: packRead(readParsedFile(ownFile({ format: 'dsh-agent-profiles', version: 1, profiles }), 0, ctx())),
       choice,
     })
     const answered: number[] = []
