@@ -35,48 +35,73 @@ function asAppended(items: readonly MemoryItem[]): MemoryItem[] | undefined {
   }
 }
 
-/**
- * `items` as JSON bytes: as the store appends them, with the end of each item's JSON (see {@link PackedItems}), or,
- * when it would refuse one, as they are and without the ends (its own command then refuses them, as it would).
- */
-function packItems(items: readonly MemoryItem[]): PackedItems {
-  const encoder = new TextEncoder()
-  const appended = asAppended(items)
-  const texts = (appended ?? items).map((it) => JSON.stringify(it))
-  // UTF-8 takes at most 3 bytes per UTF-16 unit; the buffer is cut to what was written.
-  const room = texts.reduce((n, t) => n + 3 * t.length + 1, 2)
-  const bytes = new Uint8Array(room)
-  const ends = new Uint32Array(texts.length)
-  let at = 0
-  bytes[at++] = 0x5b // [
-  texts.forEach((t, i) => {
-    if (i > 0) bytes[at++] = 0x2c // ,
-    at += encoder.encodeInto(t, bytes.subarray(at)).written
-    ends[i] = at
-  })
-  bytes[at++] = 0x5d // ]
-  // A copy of the written part, so that the buffer handed over is no larger than the items.
-  const packed = bytes.slice(0, at)
-  return appended === undefined ? { count: items.length, bytes: packed } : { count: items.length, bytes: packed, ends }
+/** The bytes `s` takes in UTF-8, as TextEncoder writes it (a lone surrogate as the 3 bytes of U+FFFD). */
+function utf8Length(s: string): number {
+  let n = 0
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i)
+    if (c < 0x80) n += 1
+    else if (c < 0x800) n += 2
+    else if (c >= 0xd800 && c < 0xdc00 && i + 1 < s.length && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      n += 4
+      i++
+    } else n += 3
+  }
+  return n
 }
 
-/** `read` with the memory items of each profile it brings moved into `packed` (as JSON bytes); as it is when it has none. */
+/**
+ * `read` with the memory items of each profile it brings moved into `packed`: each profile's JSON bytes, as the store
+ * appends them with the end of each item's JSON (see {@link PackedItems}), or, when it would refuse one, as they are
+ * and without the ends (its own command then refuses them, as it would); as it is when it has none.
+ *
+ * Every profile's bytes are a view of one buffer, and its ends of one other. Why one: a buffer is allocated by the
+ * thread that makes it (this one, the import worker) and goes back, once freed, to that thread's allocator, which
+ * glibc keeps after the thread ends; buffers of one profile each (~0.4 MB for 5,200 items) stayed in the process's
+ * memory that way after the import, while one buffer of the whole file is mapped on its own and given back to the
+ * system when the host lets it go (past glibc's mmap threshold: a file large enough to matter).
+ */
 export function packRead(read: FileRead): FileRead {
   const incoming = read.incoming
   if (incoming === undefined || read.packed !== undefined) return read
+  const lists = incoming.profiles.map((p) => {
+    const appended = asAppended(p.memory.items)
+    return { appended: appended !== undefined, texts: (appended ?? p.memory.items).map((it) => JSON.stringify(it)) }
+  })
+  const size = lists.reduce((n, l) => l.texts.reduce((m, t) => m + utf8Length(t) + 1, n + 2), 0)
+  const all = new Uint8Array(size)
+  const allEnds = new Uint32Array(lists.reduce((n, l) => n + l.texts.length, 0))
+  const encoder = new TextEncoder()
+  let at = 0
+  let k = 0
+  const packed = lists.map(({ appended, texts }) => {
+    const start = at
+    const first = k
+    all[at++] = 0x5b // [
+    texts.forEach((t, i) => {
+      if (i > 0) all[at++] = 0x2c // ,
+      at += encoder.encodeInto(t, all.subarray(at)).written
+      allEnds[k++] = at - start
+    })
+    all[at++] = 0x5d // ]
+    const bytes = all.subarray(start, at)
+    return appended ? { count: texts.length, bytes, ends: allEnds.subarray(first, k) } : { count: texts.length, bytes }
+  })
   return {
     ...read,
     incoming: { ...incoming, profiles: incoming.profiles.map((p) => ({ ...p, memory: { ...p.memory, items: [] } })) },
-    packed: incoming.profiles.map((p) => packItems(p.memory.items)),
+    packed,
   }
 }
 
-/** The buffers of `read`'s packed items, to hand over with the message that carries it (each is its own). */
+/** The buffers of `read`'s packed items, to hand over with the message that carries it (each once). */
 export function packedBuffers(read: FileRead): ArrayBuffer[] {
-  return (read.packed ?? []).flatMap((x) => [
-    x.bytes.buffer as ArrayBuffer,
-    ...(x.ends ? [x.ends.buffer as ArrayBuffer] : []),
-  ])
+  const buffers = new Set<ArrayBuffer>()
+  for (const x of read.packed ?? []) {
+    if (x.bytes.byteLength > 0) buffers.add(x.bytes.buffer as ArrayBuffer)
+    if (x.ends !== undefined && x.ends.byteLength > 0) buffers.add(x.ends.buffer as ArrayBuffer)
+  }
+  return [...buffers]
 }
 
 /** How many memory items profile `i` of `read` brings, packed or not, without parsing them. */
@@ -93,10 +118,9 @@ function profileAt(read: FileRead, i: number): Profile {
 }
 
 /**
- * Profile `i` of `read` as {@link profileAt} gives it, its bytes let go once parsed: a background import parses each
- * profile once, and the bytes of those it has written need not stay (36 MB for 95 profiles × 5,200 items) until the
- * whole file is in, so most are freed by the collections during the import instead of lingering after it. `packed`:
- * the profile's bytes, now the caller's alone (undefined when its items did not come packed).
+ * Profile `i` of `read` as {@link profileAt} gives it, its bytes no longer held by `read` (the file's buffer goes once
+ * the last profile's are let go). `packed`: the profile's bytes, now the caller's (undefined when its items did not
+ * come packed).
  */
 export function takeProfile(read: FileRead, i: number): { profile: Profile; packed?: PackedItems } {
   const profile = profileAt(read, i)
