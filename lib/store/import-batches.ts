@@ -34,7 +34,7 @@ import type { OwnImportResult, OwnImportStatus } from '../shared/own-import.ts'
 import { READ_FILES } from '../shared/files.ts'
 import type { FileRead } from '../commands/file-read.ts'
 import type { MergeChoice } from '../commands/transfer.ts'
-import { itemCount, takeProfile, type PackedItems } from '../commands/packed-items.ts'
+import { freePacked, itemCount, packedBuffers, takeProfile, type PackedItems } from '../commands/packed-items.ts'
 import { appendOff, appending, itemsOf, knownWhole, type Appending, type ImportItems } from './import-append.ts'
 import { notice } from '../commands/kit.ts'
 import type { MemoryItem, Profile } from '../state/model.ts'
@@ -166,6 +166,7 @@ export class OwnImports {
       this.#status = { ...this.#status, state: 'done', result: resultOf(report, 0) }
       return
     }
+    const buffers = packedBuffers(read)
     try {
       for (let i = 0; i < read.incoming.profiles.length; i++) {
         if (this.#closed) throw new StoreError('io', 'the profile store closed before the import was done')
@@ -188,6 +189,8 @@ export class OwnImports {
       this.#status = { ...this.#status, state: 'done', done: this.#status.total, result: resultOf(report, userAdded) }
     } catch (e) {
       fail(e)
+    } finally {
+      freePacked(buffers)
     }
   }
 
