@@ -226,9 +226,10 @@ export interface FileRead {
   keep?: number
   /**
    * The memory items of `incoming.profiles[i]` as JSON text in UTF-8 bytes, when the import worker sent a large file
-   * of the user's own that way (its profiles' `items` are then empty): see packed-items.ts.
+   * of the user's own that way (its profiles' `items` are then empty), with where each item's JSON ends: see
+   * packed-items.ts.
    */
-  packed?: { count: number; bytes: Uint8Array }[]
+  packed?: { count: number; bytes: Uint8Array; ends?: Uint32Array }[]
   warnings: ImportNote[]
   /** Why this file cannot be imported (the others still are). */
   error?: FileError

@@ -198,7 +198,7 @@ function contentOf(p: Profile, name = p.name): string {
  * import of the same file added to keep it distinct) also the name without it, so a file imported twice adds nothing
  * the second time — while `Profile 1` and `Profile 2` of one file, alike but for the name, both arrive.
  */
-function contentsOf(p: Profile): string[] {
+export function contentsOf(p: Profile): string[] {
   const known = CONTENTS.get(p)
   if (known !== undefined) return known
   const bare = p.name.replace(/ \d+$/, '')
@@ -222,6 +222,15 @@ const CONTENTS = new WeakMap<Profile, string[]>()
  */
 export function sameContents(from: Profile, to: Profile): void {
   CONTENTS.set(to, contentsOf(from))
+}
+
+/**
+ * Have `to` answer to `contents` (what {@link contentsOf} gave for the same profile with its whole list) without its
+ * list being read: an own import whose items were appended off the host's thread sees the profile come back from
+ * the rows as a new object, whose list the next comparison would otherwise read whole.
+ */
+export function knownContents(to: Profile, contents: string[]): void {
+  CONTENTS.set(to, contents)
 }
 
 /** The fields in which `theirs` (imported) differs from `mine` (the profile there under its id), in the editor's order. */

@@ -8,8 +8,9 @@
  *
  * The batches, per profile of the file: `profiles.importFiles` with that one profile, which decides as the import of
  * the whole file would (unchanged, kept beside under a new id or name, waiting for the user's choice, or replacing
- * the one the user chose) and writes it with the first batch of its memory items; then `sync.apply` batches that
- * append the rest of its items in order. A batch is sized by time (batch-size.ts): as many items as hold the event
+ * the one the user chose) and writes it with the first batch of its memory items; then batches that append the rest
+ * of its items in order, written from the bytes they came in on the store's kept thread (import-append.ts: the host's
+ * event loop never decodes them), or as `sync.apply` commands where they came as objects or that thread leaves one. A batch is sized by time (batch-size.ts): as many items as hold the event
  * loop about 10 ms on the machine as loaded as it is now. Each is committed without the event loop waiting for the disk,
  * and synced off it before the next begins (db/durable-later.ts). The batch that completes a profile's memory leaves
  * its list on disk, as a start would (lists-on-disk.ts): the import holds no profile's whole list once it is in. The
@@ -33,7 +34,8 @@ import type { OwnImportResult, OwnImportStatus } from '../shared/own-import.ts'
 import { READ_FILES } from '../shared/files.ts'
 import type { FileRead } from '../commands/file-read.ts'
 import type { MergeChoice } from '../commands/transfer.ts'
-import { itemCount, takeProfile } from '../commands/packed-items.ts'
+import { freePacked, itemCount, packedBuffers, takeProfile, type PackedItems } from '../commands/packed-items.ts'
+import { appendOff, appending, itemsOf, knownWhole, type Appending, type ImportItems } from './import-append.ts'
 import { notice } from '../commands/kit.ts'
 import type { MemoryItem, Profile } from '../state/model.ts'
 import { errorText } from '../shared/errors.ts'
@@ -58,12 +60,15 @@ export interface OwnImportJob {
   choice: MergeChoice
 }
 
-/** The first run of `items` from `from` that fits one batch of at most `count` items (at least one item). */
-function batchEnd(items: readonly MemoryItem[], from: number, count: number): number {
+/**
+ * The first run of `length` items from `from` that fits one batch of at most `count` items (at least one item);
+ * `size(k)`: item k's characters (its text, or its JSON's bytes when it came as bytes).
+ */
+function batchEnd(length: number, size: (k: number) => number, from: number, count: number): number {
   let chars = 0
   let end = from
-  while (end < items.length && end - from < count) {
-    chars += items[end]!.text.length
+  while (end < length && end - from < count) {
+    chars += size(end)
     if (chars > CHARS_PER_BATCH && end > from) break
     end++
   }
@@ -161,6 +166,7 @@ export class OwnImports {
       this.#status = { ...this.#status, state: 'done', result: resultOf(report, 0) }
       return
     }
+    const buffers = packedBuffers(read)
     try {
       for (let i = 0; i < read.incoming.profiles.length; i++) {
         if (this.#closed) throw new StoreError('io', 'the profile store closed before the import was done')
@@ -183,6 +189,8 @@ export class OwnImports {
       this.#status = { ...this.#status, state: 'done', done: this.#status.total, result: resultOf(report, userAdded) }
     } catch (e) {
       fail(e)
+    } finally {
+      freePacked(buffers)
     }
   }
 
@@ -192,9 +200,39 @@ export class OwnImports {
    * every item, or may (a profile the user chose to replace is written whole; which one is the merge's to decide, so
    * with any replace chosen the first batch asks, and a profile that goes on has its first items read back once).
    */
-  async #profile(read: FileRead, p: Profile, choice: MergeChoice, report: FileResult): Promise<void> {
+  async #profile(
+    read: FileRead,
+    taken: { profile: Profile; packed?: PackedItems },
+    choice: MergeChoice,
+    report: FileResult,
+  ): Promise<void> {
+    const first = await this.#first(read, taken.profile, choice, report)
+    if (first === undefined) return
+    // Its growth by the batches below sets off no background work on its whole memory (its compression).
+    const filled = startFill(this.#store, first.target.id)
+    try {
+      const items = itemsOf(taken)
+      // Its items parsed for the first batch are let go here: the rest go to the rows from their bytes.
+      delete (taken as { profile?: Profile }).profile
+      await this.#rest(first.target, items, first.keep, report)
+    } finally {
+      filled()
+    }
+    await nextTurn()
+  }
+
+  /**
+   * The profile's decision and first batch; what the rest needs when it was added (its id, the items written, and
+   * the contents it answers to once whole), else undefined.
+   */
+  async #first(
+    read: FileRead,
+    p: Profile,
+    choice: MergeChoice,
+    report: FileResult,
+  ): Promise<{ target: Appending; keep: number } | undefined> {
     const items = p.memory.items
-    const keep = batchEnd(items, 0, this.#size.next())
+    const keep = batchEnd(items.length, (k) => items[k]!.text.length, 0, this.#size.next())
     const whole = keep >= items.length || choice.replace.size > 0
     const r = await this.#timed(keep, () =>
       this.#store.command({
@@ -221,29 +259,34 @@ export class OwnImports {
     report.conflicts.push(...one.conflicts)
     const added = one.imported > 0 && one.replaced.length === 0 ? one.profileIds[0] : undefined
     this.#progress(1 + (added === undefined ? items.length : keep), report, 0)
-    if (added === undefined) return
-    // Its growth by the batches below sets off no background work on its whole memory (its compression).
-    const filled = startFill(this.#store, added)
-    try {
-      await this.#rest(added, items, keep, report)
-    } finally {
-      filled()
-    }
-    await nextTurn()
+    if (added === undefined) return undefined
+    return { target: appending(this.#store.state, added, p), keep }
   }
 
-  /** The items of profile `id` from `from` on, appended in batches. */
-  async #rest(id: string, items: readonly MemoryItem[], from: number, report: FileResult): Promise<void> {
+  /**
+   * The items of `target` from `from` on, appended in batches: from their bytes on the store's kept thread
+   * (import-append.ts), or through `sync.apply` where they came as objects or that thread leaves a batch to the host.
+   */
+  async #rest(target: Appending, items: ImportItems, from: number, report: FileResult): Promise<void> {
     while (from < items.length) {
       await nextTurn()
       if (this.#closed) throw new StoreError('io', 'the profile store closed before the import was done')
-      const end = batchEnd(items, from, this.#size.next())
-      if (!(await this.#timed(end - from, () => this.#append(id, items.slice(from, end), end === items.length))))
+      const end = batchEnd(items.length, items.size, from, this.#size.next())
+      const off = await appendOff(this.#store, this.#checkpoints, target, items, from, end)
+      if (off.done === 'written') {
+        // Sized by how long the batch held the database's write lock, which every command of the host waits for.
+        if (end - from >= this.#size.next() / 2) this.#size.took({ items: end - from, wallMs: off.ms, cpuMs: off.ms })
+        await makeDurable(this.#store.file, this.#checkpoints)
+      } else if (
+        off.done === 'gone' ||
+        !(await this.#timed(end - from, () => this.#append(target.id, items.parse(from, end), end === items.length)))
+      )
         // The user deleted the profile meanwhile: the rest of its memory has nowhere to go, and is not wanted.
         return this.#progress(items.length - from, report, 0)
       this.#progress(end - from, report, 0)
       from = end
     }
+    knownWhole(this.#store, target)
   }
 
   /**

@@ -49,20 +49,22 @@ async function importedFrom(read: FileRead): Promise<unknown> {
 }
 
 describe("a large file of one's own, read in the import worker", () => {
-  it('arrives with its items as one buffer per profile, in a body and as a file, and reads back as the file holds them', async () => {
+  it('arrives with its items in one buffer for all its profiles, in a body and as a file, and reads back as the file holds them', async () => {
     const p = pool()
     const parsed = await p.parseJson(Buffer.from(JSON.stringify({ op: 'profiles.importFiles', files: [own] })))
     const fromBody = (parsed as { value: Record<symbol, FileRead[]> }).value[READ_FILES]![0]!
     const [asFile] = await p.readFiles([own])
     const onHost = readFile(own, 0, ctx)
     for (const read of [fromBody, asFile!]) {
-      // No item object and no text crosses: the host's loop receives three buffers, not 1,200 objects.
+      // No item object and no text crosses: the host's loop receives bytes, not 1,200 objects.
       expect(read.incoming!.profiles.map((q) => q.memory.items.length)).toEqual([0, 0, 0])
       expect(read.packed!.map((x) => [x.count, x.bytes instanceof Uint8Array])).toEqual([
         [400, true],
         [400, true],
         [400, true],
       ])
+      // One buffer, mapped on its own and given back whole: one per profile stayed in the worker's allocator.
+      expect(new Set(read.packed!.map((x) => x.bytes.buffer)).size).toBe(1)
       expect(seen(unpackRead(read))).toEqual(seen(onHost))
     }
   })

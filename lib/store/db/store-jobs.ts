@@ -14,6 +14,7 @@ import { checkFile, type CheckAnswer } from './quick-check.ts'
 import { DatabaseSync } from './sqlite.ts'
 import { finishKinds } from './item-kinds.ts'
 import { finishTextKeys } from './text-keys.ts'
+import { appendRows, type AppendAnswer, type AppendJob } from './append-rows.ts'
 
 /**
  * A job: `copy` writes a consistent copy of what is committed in `file` to `target` (WAL included, compacted, the
@@ -21,7 +22,8 @@ import { finishTextKeys } from './text-keys.ts'
  * `check` runs `quick_check` on every real table of `file` and answers what it found (quick-check.ts); `kinds` makes the
  * index of the item columns once they are filled and counts the rows (item-kinds.ts `finishKinds`), which reads every
  * row; `textKeys` makes the index of the rows' text keys once they are filled (text-keys.ts `finishTextKeys`); `checkpoint`
- * syncs the WAL of `file` and copies what it holds into the database file (durable-later.ts).
+ * syncs the WAL of `file` and copies what it holds into the database file (durable-later.ts); `append` writes one
+ * batch of an own import's memory items from their bytes (append-rows.ts).
  */
 export type StoreJob =
   | { kind: 'copy'; file: string; target: string }
@@ -30,14 +32,20 @@ export type StoreJob =
   | { kind: 'kinds'; file: string }
   | { kind: 'textKeys'; file: string }
   | { kind: 'checkpoint'; file: string }
+  | AppendJob
 
 /** What a job answers: the check its findings, the others nothing. */
-export type JobAnswer<J extends StoreJob> = J extends { kind: 'check' } ? CheckAnswer : undefined
+export type JobAnswer<J extends StoreJob> = J extends { kind: 'check' }
+  ? CheckAnswer
+  : J extends { kind: 'append' }
+    ? AppendAnswer
+    : undefined
 
 /** Run `job` on this thread. Throws what SQLite or the file system threw; a copy that fails leaves `target` to its caller. */
 export function runStoreJob<J extends StoreJob>(job: J): JobAnswer<J>
-export function runStoreJob(job: StoreJob): CheckAnswer | undefined {
+export function runStoreJob(job: StoreJob): CheckAnswer | AppendAnswer | undefined {
   if (job.kind === 'check') return checkFile(job.file, BUSY_TIMEOUT_MS)
+  if (job.kind === 'append') return appendRows(job)
   if (job.kind === 'kinds' || job.kind === 'textKeys') {
     const db = new DatabaseSync(job.file, { timeout: BUSY_TIMEOUT_MS })
     try {

@@ -75,13 +75,16 @@ export class KeptThread {
   /** The job being run: its answer or the thread's end settles it. */
   #waiting: ((a: Answer) => void) | undefined
 
-  /** Run `job` on the kept thread; rejects with the job's failure, or the thread's when it could not run it. */
-  async run<J extends StoreJob>(job: J): Promise<JobAnswer<J>> {
+  /**
+   * Run `job` on the kept thread; rejects with the job's failure, or the thread's when it could not run it. `transfer`:
+   * buffers of the job handed over, not copied (the caller must not use them after).
+   */
+  async run<J extends StoreJob>(job: J, transfer: ArrayBuffer[] = []): Promise<JobAnswer<J>> {
     if (this.#waiting !== undefined) throw new Error("the store's kept thread is running a job already")
     const worker = this.#worker ?? this.#start()
     const a = await new Promise<Answer>((resolve) => {
       this.#waiting = resolve
-      worker.postMessage(job)
+      worker.postMessage(job, transfer)
     })
     if (!a.ok) throw new Error(a.message)
     return a.value as JobAnswer<J>
