@@ -13,6 +13,7 @@ import { performance } from 'node:perf_hooks'
 import { itemsEnvelope } from '../test/support/hostile-files.ts'
 import { startWeb, type Home, type Web } from '../test/support/dsh.ts'
 import type { ModelServer } from '../test/support/model-server.ts'
+import { rssParts, type RssParts } from './rss-parts.ts'
 
 /** One case: the bodies sent at once, and whether the host's next start is timed after it. */
 interface BodyCase {
@@ -47,10 +48,10 @@ export const BODY_CASES: BodyCase[] = [
 ]
 
 /** VmRSS (MB) and thread count of a process. */
-export function proc(pid: number): { rss: number; threads: number } {
+export function proc(pid: number): { rss: number; threads: number; parts: RssParts } {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8')
   const field = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+)`, 'm').exec(status)?.[1] ?? NaN)
-  return { rss: field('VmRSS') / 1024, threads: field('Threads') }
+  return { rss: field('VmRSS') / 1024, threads: field('Threads'), parts: rssParts(pid) }
 }
 
 /** CPU time (ms) the process used so far, all threads. */
@@ -115,8 +116,8 @@ interface HostFigures<T> {
   /** The probe's 99th-percentile and median wait. */
   p99: number
   median: number
-  start: { rss: number; threads: number }
-  after: { rss: number; threads: number }
+  start: ReturnType<typeof proc>
+  after: ReturnType<typeof proc>
   busy: number
 }
 

@@ -6,8 +6,9 @@
  * there and the import is timed to the end of its background batches; else (the baseline) it is the one
  * `profiles.importFiles` command with the file marked `own`. For each: the time to the end, the worst, 99th-percentile
  * and median wait of a `GET /__ap/state` probe in a process of its own (and, first, the same probe's over 10 s of the
- * host idle: what the machine's load alone makes it wait), RSS and threads at the start and 5 s after the
- * end (the import worker ends 2 s after its last job), and the CPU the host still used over the next second; then the
+ * host idle: what the machine's load alone makes it wait), RSS (and its parts: glibc's heaps and the other anonymous
+ * memory, rss-parts.ts) and threads at the start and 5 s after the end (the import worker ends 2 s after its last
+ * job), and the CPU the host still used over the next second; then the
  * host is stopped and started again on the same home (issue #40 item 3: "every later start took 31.7 s and 958 MB"
  * after the 16 MB envelope), and that start's time and RSS 5 s after it are reported. Used by import-hostile.bench.ts
  * (`--own-only`).
@@ -30,6 +31,9 @@ interface Figures {
   p99: number
   medianWait: number
   rssGrowth: number
+  /** Of the growth: glibc's heaps (in use or kept after free), the other anonymous memory (V8's heaps above all). */
+  mallocGrowth: number
+  otherGrowth: number
   threadsAfter: number
   threadsBefore: number
   busy: number
@@ -97,6 +101,8 @@ async function once(model: ModelServer, target: string, body: string): Promise<F
       p99: f.p99,
       medianWait: f.median,
       rssGrowth: f.after.rss - f.start.rss,
+      mallocGrowth: f.after.parts.malloc - f.start.parts.malloc,
+      otherGrowth: f.after.parts.other - f.start.parts.other,
       threadsBefore: f.start.threads,
       threadsAfter: f.after.threads,
       busy: f.busy,
@@ -133,7 +139,7 @@ export async function benchOwnImport(model: ModelServer, runs: number): Promise<
       console.log(
         `  run ${i + 1} ${name.padEnd(4)} imported ${f.imported} | ${(f.ms / 1000).toFixed(1)} s | wait worst ${f.worst.toFixed(0)} p99 ${f.p99.toFixed(0)} median ${f.medianWait.toFixed(0)} ms` +
           ` (idle host: worst ${f.idleWorst.toFixed(0)} p99 ${f.idleP99.toFixed(0)})` +
-          ` | RSS +${f.rssGrowth.toFixed(0)} MB 5 s after | threads ${f.threadsBefore} -> ${f.threadsAfter} | CPU after ${f.busy.toFixed(0)}%` +
+          ` | RSS +${f.rssGrowth.toFixed(0)} MB 5 s after (glibc +${f.mallocGrowth.toFixed(0)}, other anon +${f.otherGrowth.toFixed(0)}) | threads ${f.threadsBefore} -> ${f.threadsAfter} | CPU after ${f.busy.toFixed(0)}%` +
           ` | first start ${(f.firstStart / 1000).toFixed(1)} s, next ${(f.laterStart / 1000).toFixed(1)} s, RSS ${f.laterRss.toFixed(0)} MB 5 s after | load ${loadavg()[0]!.toFixed(1)}`,
       )
     }
@@ -147,6 +153,8 @@ export async function benchOwnImport(model: ModelServer, runs: number): Promise<
     'idleWorst',
     'idleP99',
     'rssGrowth',
+    'mallocGrowth',
+    'otherGrowth',
     'threadsAfter',
     'firstStart',
     'laterStart',

@@ -241,7 +241,8 @@ export function readJsonBody(
         finish({ ok: false, refusal: badShape(excess) })
         return
       }
-      body.add(chunk)
+      // Ours alone when no other listener reads the request's chunks (the host's or another plugin's).
+      body.add(chunk, req.listenerCount('data') === 1)
     }
     const onEnd = (): void => {
       const bytes = body.bytes()
