@@ -75,20 +75,6 @@ function batchEnd(length: number, size: (k: number) => number, from: number, cou
   return end
 }
 
-/**
- * Give back the memory of a profile's items as the worker sent them (packed-items.ts), once they are parsed: detached
- * now, not when a full collection finds the buffer unreferenced. Why now: the worker allocated every profile's buffer
- * in its own malloc arena, one after the other, and glibc returns such an arena's free memory only from its top, so
- * the last buffers, kept as garbage until V8's next full collection (none came in the 30 s after an import of 95 ×
- * 5,200 items, measured), held the 30 MB freed under them in the host's resident memory. Only a buffer the view
- * covers whole is detached: one shared with other profiles' bytes is theirs too.
- */
-function release(bytes: Uint8Array | undefined): void {
-  const buffer = bytes?.buffer as (ArrayBuffer & { transfer?: (length: number) => ArrayBuffer }) | undefined
-  if (bytes === undefined || buffer === undefined || typeof buffer.transfer !== 'function') return
-  if (bytes.byteOffset === 0 && bytes.byteLength === buffer.byteLength && bytes.byteLength > 0) buffer.transfer(0)
-}
-
 /** The background imports of one store: at most one runs; the last one's status stays until the next starts. */
 export class OwnImports {
   readonly #store: ProfileStore
@@ -185,10 +171,7 @@ export class OwnImports {
       for (let i = 0; i < read.incoming.profiles.length; i++) {
         if (this.#closed) throw new StoreError('io', 'the profile store closed before the import was done')
         // Items the worker sent as bytes are parsed one profile at a time, as its batches are written.
-        const bytes = read.packed?.[i]?.bytes
-        const profile = takeProfile(read, i)
-        release(bytes)
-        await this.#profile(read, profile, choice, report)
+        await this.#profile(read, takeProfile(read, i), choice, report)
       }
       const user = read.incoming.user
       if (user !== undefined && !this.#closed) {

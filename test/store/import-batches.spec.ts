@@ -231,24 +231,6 @@ describe('a large own file imported in the background', () => {
 
   // The worker makes each profile's buffer in its own malloc arena, one after the other; a buffer left for a full
   // collection to free kept the memory freed under it in the host's resident memory (30 MB after 95 × 5,200 items).
-  it('gives back the memory of each profile it parsed at once, without waiting for a collection', async () => {
-    const s = await store()
-    const read = packRead(readParsedFile(ownFile(envelopeOf('given', 6, 300, (p, k) => `${p}.${k}`)), 0, ctx()))
-    const buffers = (read.packed ?? []).map((x) => x.bytes.buffer)
-    expect(buffers.map((b) => b.byteLength > 0)).toEqual(Array.from({ length: 6 }, () => true))
-    const own = new OwnImports(s)
-    own.start({ read, choice })
-    const written = () => s.state.profiles.filter((p) => p.name.startsWith('given ')).length
-    while (written() < 3) await new Promise((resolve) => setImmediate(resolve))
-    // A buffer given back is detached: its length is 0 from then on, whoever still refers to it.
-    expect(buffers.slice(0, 2).map((b) => b.byteLength)).toEqual([0, 0])
-    expect((await own.settled()).state).toBe('done')
-    expect(buffers.map((b) => b.byteLength)).toEqual(Array.from({ length: 6 }, () => 0))
-    expect(s.state.profiles.filter((p) => p.name.startsWith('given ')).map((p) => p.memory.items.length)).toEqual(
-      Array.from({ length: 6 }, () => 300),
-    )
-  })
-
   // Each list written keeps its items' row positions in a table per profile (lib/store/db/positions.ts); V8 does not
   // shrink a WeakMap's table when its items go, so after the lists went on disk each table stayed sized for them.
   it('keeps no table of the places of the items it put on disk', async () => {
