@@ -94,7 +94,8 @@ function append(conn: Connection, { owner, now, seenAt }: AppendJob, raw: unknow
   const last = conn.statement('SELECT pos FROM memory_items WHERE profile_id = ? ORDER BY pos DESC LIMIT 1').get(owner)
   let pos = last === undefined ? -POSITION_STEP : rowOf('memory_items', COLUMNS.pos, last).pos
   const upsert = conn.statement(UPSERT_ITEM)
-  for (const it of items) upsert.run(owner, it.id, (pos += POSITION_STEP), JSON.stringify(it), textKeyOf(normalizeMemory(it.text)))
+  for (const it of items)
+    upsert.run(owner, it.id, (pos += POSITION_STEP), JSON.stringify(it), textKeyOf(normalizeMemory(it.text)))
   index.apply(
     owner,
     items.map((it) => ({ now: it })),
