@@ -19,9 +19,12 @@
  * Both checkouts run side by side in one bench: this one and AP_BEFORE's (default /work/wt/base, built), each its own
  * host, taking turns within every round.
  * Run: `npm run bench -- sync-turn` (Node 22, git on PATH, Linux /proc). BENCH_ROUNDS sets the rounds (default 20).
+ * SYNC_TURN_PROF=<dir>: each host runs with `--cpu-prof` into <dir>/<label>/ (the git helper too, its own file), and
+ * <dir>/<label>-turns.json lists every measured turn's span on the monotonic clock the profiles use (µs), with its
+ * condition, so that a profile's samples can be split into the turns alone, the turns beside a sync and the rest.
  */
 import { execFileSync } from 'node:child_process'
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -37,6 +40,8 @@ const CHECKOUTS = [
   { label: 'base', target: process.env.AP_BEFORE ?? '/work/wt/base' },
 ]
 const SAVES = process.env.SYNC_TURN_SAVES !== '0'
+/** Where the hosts' CPU profiles and the turns' spans go (unset: no profile). */
+const PROF = process.env.SYNC_TURN_PROF
 /** The longest pause between starting the sync and sending the turn (each round draws one, used for every turn). */
 const LEAD_MS = 150
 /** Memory items in the active profile, so that a run has a real memory file to write, hash and push. */
@@ -48,20 +53,41 @@ const DEBOUNCE_MS = 5_000
 interface Turn {
   wall: number
   cpu: number
+  /** `cpu` by thread name. */
+  threads: Map<string, number>
+  /** The span on the monotonic clock, in µs (what a V8 CPU profile's timestamps count). */
+  span: [number, number]
 }
 
-/** CPU time of every thread of process `pid` so far, in ms (the first field of each thread's schedstat, in ns). */
-function cpuOf(pid: number): number {
-  let ns = 0
+/** The monotonic clock in µs, as V8 stamps a CPU profile's samples on Linux. */
+const monoUs = () => Number(process.hrtime.bigint() / 1000n)
+
+/**
+ * CPU time of every thread of process `pid` so far, in ms, by thread name (the first field of each thread's schedstat,
+ * in ns; the main thread is `main`, V8's helper threads and libuv's pool by their own names): which threads a turn's
+ * extra CPU beside a sync falls on tells the host's own work (main) from the collector's and the disk's.
+ */
+function cpuOf(pid: number): Map<string, number> {
+  const out = new Map<string, number>()
   for (const task of readdirSync(`/proc/${pid}/task`)) {
     try {
-      ns += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[0])
+      const dir = `/proc/${pid}/task/${task}`
+      const name = task === String(pid) ? 'main' : readFileSync(`${dir}/comm`, 'utf8').trim()
+      const ns = Number(readFileSync(`${dir}/schedstat`, 'utf8').split(' ')[0])
+      out.set(name, (out.get(name) ?? 0) + ns / 1e6)
     } catch {
       // A thread that ended meanwhile.
     }
   }
-  return ns / 1e6
+  return out
 }
+
+/** The CPU of each thread name from `a` to `b`, in ms (a thread that ended between them counts none). */
+function cpuSince(a: Map<string, number>, b: Map<string, number>): Map<string, number> {
+  return new Map([...b].map(([k, v]) => [k, Math.max(0, v - (a.get(k) ?? 0))]))
+}
+
+const total = (m: Map<string, number>) => [...m.values()].reduce((x, y) => x + y, 0)
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
@@ -75,8 +101,13 @@ async function syncIdle(host: Host): Promise<void> {
 }
 
 /** One checkout's host syncing with a bare repository of its own, and its turns measured both ways. */
-async function side(model: ModelServer, target: string, root: string) {
-  const host = await bootHost(model, { home: makeHome(['web'], { target }) })
+async function side(model: ModelServer, target: string, root: string, label: string) {
+  const prof = PROF === undefined ? undefined : join(PROF, label)
+  if (prof !== undefined) mkdirSync(prof, { recursive: true })
+  const host = await bootHost(model, {
+    home: makeHome(['web'], { target }),
+    ...(prof === undefined ? {} : { env: { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${prof}` } }),
+  })
   const remote = join(root, `remote-${host.web.port}.git`)
   execFileSync('git', ['init', '--bare', '--quiet', remote])
   await fetch(`${host.web.url}/__ap/sync/settings`, postJson({ remote, branch: 'main' }))
@@ -95,9 +126,12 @@ async function side(model: ModelServer, target: string, root: string) {
   let asked = 0
   const turn = async (tag: string): Promise<Turn> => {
     const c0 = cpuOf(pid)
+    const m0 = monoUs()
     const t0 = performance.now()
     await host.say(sessionId, `${host.web.port} 第 ${asked++} 轮（${tag}）：今天写点什么？`)
-    return { wall: performance.now() - t0, cpu: cpuOf(pid) - c0 }
+    const wall = performance.now() - t0
+    const threads = cpuSince(c0, cpuOf(pid))
+    return { wall, cpu: total(threads), threads, span: [m0, monoUs()] }
   }
   for (let i = 0; i < 3; i++) await turn('warm')
   await syncIdle(host)
@@ -135,24 +169,33 @@ async function side(model: ModelServer, target: string, root: string) {
 
 /** The figures of one checkout. */
 function report(label: string, alone: Turn[], busy: Turn[], runs: number): void {
-  const spread = (xs: Turn[], k: keyof Turn) => {
+  const spread = (xs: Turn[], k: 'wall' | 'cpu') => {
     const v = xs.map((t) => t[k])
     return `${median(v).toFixed(1)} ms (${percentile(v, 25).toFixed(1)}–${percentile(v, 75).toFixed(1)})`
   }
-  const paired = (k: keyof Turn) => median(alone.map((a, i) => busy[i]![k] / Math.max(a[k], 0.001)))
+  const paired = (k: 'wall' | 'cpu') => median(alone.map((a, i) => busy[i]![k] / Math.max(a[k], 0.001)))
   console.log(`${label}: ${alone.length} rounds (ABBA), ${runs} background runs, saves ${SAVES ? 'on' : 'off'}`)
   for (const k of ['wall', 'cpu'] as const) {
     const ratio = median(busy.map((t) => t[k])) / median(alone.map((t) => t[k]))
     console.log(`  ${k}: alone ${spread(alone, k)}, with sync ${spread(busy, k)}`)
     console.log(`  ${k} ratio with / without: medians ${ratio.toFixed(3)}×, per round ${paired(k).toFixed(3)}×`)
   }
+  const names = [...new Set([...alone, ...busy].flatMap((t) => [...t.threads.keys()]))]
+  const mean = (xs: Turn[], n: string) => xs.reduce((sum, t) => sum + (t.threads.get(n) ?? 0), 0) / xs.length
+  const rows = names
+    .map((n) => ({ n, a: mean(alone, n), b: mean(busy, n) }))
+    .filter((r) => r.a + r.b >= 0.05)
+    .sort((x, y) => y.b - y.a - (x.b - x.a))
+  console.log(
+    `  cpu by thread, mean ms per turn alone → with sync: ${rows.map((r) => `${r.n} ${r.a.toFixed(2)} → ${r.b.toFixed(2)}`).join(', ')}`,
+  )
 }
 
 const model = await startModelServer()
 const root = mkdtempSync(join(tmpdir(), 'ap-bench-sync-turn-'))
 const sides: Awaited<ReturnType<typeof side>>[] = []
 try {
-  for (const c of CHECKOUTS) sides.push(await side(model, c.target, root))
+  for (const c of CHECKOUTS) sides.push(await side(model, c.target, root, c.label))
   for (let i = 0; i < ROUNDS; i++) {
     const order = i % 2 === 0 ? (['alone', 'sync'] as const) : (['sync', 'alone'] as const)
     const who = i % 4 < 2 ? sides : [...sides].reverse()
@@ -160,6 +203,14 @@ try {
     for (const s of who) for (const k of order) await s.measure[k](lead)
   }
   for (const [i, s] of sides.entries()) report(CHECKOUTS[i]!.label, s.out.alone, s.out.busy, s.out.runs)
+  if (PROF !== undefined)
+    for (const [i, s] of sides.entries()) {
+      const spans = [
+        ...s.out.alone.map((t) => ({ sync: false, span: t.span })),
+        ...s.out.busy.map((t) => ({ sync: true, span: t.span })),
+      ]
+      writeFileSync(join(PROF, `${CHECKOUTS[i]!.label}-turns.json`), JSON.stringify(spans))
+    }
 } finally {
   for (const s of sides) await s.host.stop()
   await model.close()

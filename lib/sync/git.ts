@@ -19,6 +19,12 @@ export interface GitCall {
   maxOutput?: number
   /** Extra environment (an index file of our own). */
   env?: Record<string, string>
+  /**
+   * The user's environment as {@link gitEnvironment} prepared it (unset: prepared for this call). Reading and
+   * filtering `process.env` cost ~0.15 ms and ~40 KB of garbage a call, half of what a run allocated on the host's
+   * heap: a run prepares it once (Repo.ensure) and its calls share it.
+   */
+  environment?: NodeJS.ProcessEnv
   /** A local remote path the user gave: only then may git use the `file` transport. */
   localRemote?: boolean
   /** Exit codes that are answers, not failures (`merge-base --is-ancestor` answers 1 for "no"). */
@@ -57,7 +63,7 @@ const HARDENING = [
 ]
 
 /** The environment of a call: the user's (for ssh and credential helpers) without any GIT_ variable that redirects git. */
-function gitEnv(extra: Record<string, string> = {}, base: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+export function gitEnvironment(base: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {}
   for (const [k, v] of Object.entries(base)) {
     // GIT_SSH_COMMAND / GIT_SSH / GIT_ASKPASS are the user's way to reach their remote; every other GIT_ variable
@@ -72,8 +78,12 @@ function gitEnv(extra: Record<string, string> = {}, base: NodeJS.ProcessEnv = pr
   env.LC_ALL = 'C'
   // A passphrase prompt would wait forever in a background job: ssh fails instead (an agent still answers).
   if (env.GIT_SSH_COMMAND === undefined && env.GIT_SSH === undefined) env.GIT_SSH_COMMAND = 'ssh -o BatchMode=yes'
-  return { ...env, ...extra }
+  return env
 }
+
+/** `env` with `extra` over it (none: `env` itself, not copied). */
+const withExtra = (env: NodeJS.ProcessEnv, extra: Record<string, string> | undefined): NodeJS.ProcessEnv =>
+  extra === undefined ? env : { ...env, ...extra }
 
 /** The last lines of git's stderr, bounded, for a status a person reads. */
 function tail(stderr: string): string {
@@ -100,7 +110,7 @@ export async function git(dir: string, args: readonly string[], call: GitCall = 
   const r = await runGit(dir, {
     name: args[0] ?? 'git',
     args: full,
-    env: gitEnv(call.env),
+    env: withExtra(call.environment ?? gitEnvironment(), call.env),
     cwd: dirname(dir),
     input: call.input ?? '',
     timeoutMs: call.timeoutMs ?? 30_000,

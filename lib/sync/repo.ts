@@ -10,7 +10,7 @@ import { existsSync } from 'node:fs'
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { hostname } from 'node:os'
 import { isAbsolute, join } from 'node:path'
-import { git, type GitCall } from './git.ts'
+import { git, gitEnvironment, type GitCall } from './git.ts'
 import { parseDiff, type Hunk } from './line-diff.ts'
 import { GitError } from './errors.ts'
 import { RepoRefusal } from './errors.ts'
@@ -75,6 +75,8 @@ export class Repo {
   readonly #subjects = new Map<string, string>()
   /** Awaited before each git call starts and again before its answer is read (see {@link waitBetween}). */
   #between: () => Promise<void> = async () => {}
+  /** The user's environment as git gets it, read again at each run's start ({@link ensure}) and shared by its calls. */
+  #environment: NodeJS.ProcessEnv | undefined
   readonly dir: string
   readonly remote: string
   readonly branch: string
@@ -97,14 +99,20 @@ export class Repo {
   async #git(args: readonly string[], call: GitCall = {}) {
     await this.#between()
     try {
-      return await git(this.dir, args, { ...call, localRemote: isLocalRemote(this.remote) })
+      this.#environment ??= gitEnvironment()
+      const environment = this.#environment
+      return await git(this.dir, args, { ...call, environment, localRemote: isLocalRemote(this.remote) })
     } finally {
       await this.#between()
     }
   }
 
-  /** Create the bare clone when it is not there yet (no template: no sample hooks, no info files). */
+  /**
+   * Create the bare clone when it is not there yet (no template: no sample hooks, no info files). Each run begins
+   * here, so the user's environment (an ssh agent started since, a credential helper's variable) is read again here.
+   */
   async ensure(): Promise<void> {
+    this.#environment = gitEnvironment()
     if (existsSync(`${this.dir}/HEAD`)) return
     await mkdir(this.dir, { recursive: true, mode: 0o700 })
     await this.#git(['init', '--bare', '--quiet', '--template=', this.dir], { timeoutMs: LOCAL_MS })

@@ -44,7 +44,7 @@ export interface Host {
  */
 export async function bootHost(
   model: ModelServer,
-  options: { home?: Home; patch?: string; port?: number } = {},
+  options: { home?: Home; patch?: string; port?: number; env?: Record<string, string> } = {},
 ): Promise<Host> {
   const home = options.home ?? makeHome(['web'])
   if (options.patch !== undefined) home.patch(options.patch)
@@ -53,7 +53,8 @@ export async function bootHost(
   }
   let web: Web
   try {
-    web = await startWeb(home, model, options.port === undefined ? {} : { port: options.port })
+    // Its port and environment, when given (startWeb reads nothing else of them).
+    web = await startWeb(home, model, options)
   } catch (error) {
     removeHome()
     throw error
