@@ -13,6 +13,7 @@ import { packRead } from '../../lib/commands/packed-items.ts'
 import type { ImportFile } from '../../lib/shared/command-inputs.ts'
 import type { ProfileStore } from '../../lib/store/store.ts'
 import { freshStore } from '../support/store-helpers.ts'
+import { ownEnvelope, ownFileOf } from '../support/hostile-files.ts'
 
 setFlagsFromString('--expose-gc')
 const gc = runInNewContext('gc') as () => void
@@ -27,21 +28,9 @@ async function store(): Promise<ProfileStore> {
   return s.store
 }
 
-/** An own envelope of `profiles` profiles (ids `${tag}${p}`) of `items` items each, `text(p, k)` item k's of profile p. */
-const ownFile = (profiles: number, items: number, text: (p: number, k: number) => string, tag = 'big'): ImportFile => ({
-  name: 'mine.json',
-  format: 'envelope',
-  own: true,
-  text: JSON.stringify({
-    format: 'dsh-agent-profiles',
-    version: 1,
-    profiles: Array.from({ length: profiles }, (_, p) => ({
-      id: `${tag}${p}`,
-      name: `${tag} ${p}`,
-      memory: { summary: '', items: Array.from({ length: items }, (_, k) => ({ id: `m${k}`, text: text(p, k) })) },
-    })),
-  }),
-})
+/** An own file of `profiles` profiles (ids `${tag}${p}`) of `items` items each, `text(p, k)` item k's of profile p. */
+const ownFile = (profiles: number, items: number, text: (p: number, k: number) => string, tag = 'big'): ImportFile =>
+  ownFileOf(ownEnvelope(tag, profiles, items, text))
 let ids = 0
 const ctx = () => ({ now: 1_700_000_000_000, newId: (prefix: string) => `${prefix}-t${ids++}` })
 const choice = { conflicts: 'keep-both' as const, replace: new Set<string>() }

@@ -21,6 +21,7 @@ import { fcParams, genRng, type Rng } from '../support/fuzz.ts'
 import { freshStore, importFilesInto } from '../support/store-helpers.ts'
 import { StoreError } from '../../lib/shared/errors.ts'
 import { childArgs } from '../support/children.ts'
+import { ownEnvelope, ownFileOf } from '../support/hostile-files.ts'
 
 setFlagsFromString('--expose-gc')
 const gc = runInNewContext('gc') as () => void
@@ -35,24 +36,7 @@ async function store(): Promise<ProfileStore & { reopen(): Promise<ProfileStore>
   return Object.assign(s.store, { reopen: () => s.open() })
 }
 
-const ownFile = (envelope: unknown): ImportFile => ({
-  name: 'mine.json',
-  format: 'envelope',
-  text: JSON.stringify(envelope),
-  own: true,
-})
-
 let ids = 0
-/** A file of one's own: `profiles` profiles (ids `${tag}${p}`, names `${tag} ${p}`) of `items` items each. */
-const envelopeOf = (tag: string, profiles: number, items: number, text: (p: number, k: number) => string) => ({
-  format: 'dsh-agent-profiles',
-  version: 1,
-  profiles: Array.from({ length: profiles }, (_, p) => ({
-    id: `${tag}${p}`,
-    name: `${tag} ${p}`,
-    memory: { summary: '', items: Array.from({ length: items }, (_, k) => ({ id: `m${k}`, text: text(p, k) })) },
-  })),
-})
 const ctx = () => ({ now: Date.now(), newId: (prefix: string) => `${prefix}-t${ids++}` })
 const choice = { conflicts: 'keep-both' as const, replace: new Set<string>() }
 
@@ -106,9 +90,9 @@ describe('a large own file imported in the background', () => {
             memory: { summary: '', items: b.items.map((text, k) => ({ id: `m${k}`, text })) },
           })),
         }
-        const file = ownFile(randomEnvelope(r, base))
+        const file = ownFileOf(randomEnvelope(r, base))
         const [whole, batched] = [await store(), await store()]
-        for (const s of [whole, batched]) await importFilesInto(s, ownFile(baseEnvelope))
+        for (const s of [whole, batched]) await importFilesInto(s, ownFileOf(baseEnvelope))
         const one = await importFilesInto(whole, file)
         const status = await importInBackground(batched, file)
         expect(status).toMatchObject({ state: 'done', done: status.total })
@@ -131,7 +115,7 @@ describe('a large own file imported in the background', () => {
     }))
     const own = new OwnImports(s)
     own.start({
-      read: packRead(readParsedFile(ownFile({ format: 'dsh-agent-profiles', version: 1, profiles }), 0, ctx())),
+      read: packRead(readParsedFile(ownFileOf({ format: 'dsh-agent-profiles', version: 1, profiles }), 0, ctx())),
       choice,
     })
     const answered: number[] = []
@@ -169,13 +153,13 @@ describe('a large own file imported in the background', () => {
     const held = () => s.state.profiles.filter((p) => p.id.startsWith('big') && isInMemory(p.memory.items)).length
     const texts = () =>
       s.state.profiles.filter((p) => p.id.startsWith('big')).map((p) => p.memory.items.map((it) => it.text))
-    expect(await importInBackground(s, ownFile(envelope((k) => `fact ${k}`)))).toMatchObject({ state: 'done' })
+    expect(await importInBackground(s, ownFileOf(envelope((k) => `fact ${k}`)))).toMatchObject({ state: 'done' })
     expect(held()).toBe(0)
     expect(texts()).toEqual(sizes.map((n) => Array.from({ length: n }, (_, k) => `fact ${k}`)))
     // The same profiles replaced by a newer file of the user's: each is written whole, in one batch.
     const own = new OwnImports(s)
     own.start({
-      read: readParsedFile(ownFile(envelope((k) => `newer ${k}`)), 0, ctx()),
+      read: readParsedFile(ownFileOf(envelope((k) => `newer ${k}`)), 0, ctx()),
       choice: { conflicts: 'ask', replace: new Set(sizes.map((_, i) => `big${i}`)) },
     })
     expect(await own.settled()).toMatchObject({ state: 'done', result: { imported: sizes.length } })
@@ -189,8 +173,8 @@ describe('a large own file imported in the background', () => {
     const s = await store()
     const text = (p: number, k: number) =>
       `${'用户在这个项目里用过这套工具链，并且对它的构建速度印象深刻'.repeat(4)} ${p}.${k}`
-    const envelope = envelopeOf('big', 8, 1_500, text)
-    const file = ownFile(envelope)
+    const envelope = ownEnvelope('big', 8, 1_500, text)
+    const file = ownFileOf(envelope)
     const heap = async () => {
       await new Promise((resolve) => setImmediate(resolve))
       gc()
@@ -209,9 +193,9 @@ describe('a large own file imported in the background', () => {
   it('holds none of the bytes of the items once it is done', async () => {
     const s = await store()
     const text = (p: number, k: number) => `${'用户在这个项目里用过这套工具链'.repeat(8)} ${p}.${k}`
-    const envelope = envelopeOf('held', 16, 1_500, text)
+    const envelope = ownEnvelope('held', 16, 1_500, text)
     // As the import worker sends a file of one's own: every profile's items as JSON in one buffer.
-    const read = packRead(readParsedFile(ownFile(envelope), 0, ctx()))
+    const read = packRead(readParsedFile(ownFileOf(envelope), 0, ctx()))
     const packed = (read.packed ?? []).reduce((n, x) => n + x.bytes.byteLength, 0)
     const heap = () => {
       gc()
@@ -235,16 +219,16 @@ describe('a large own file imported in the background', () => {
   // shrink a WeakMap's table when its items go, so after the lists went on disk each table stayed sized for them.
   it('keeps no table of the places of the items it put on disk', async () => {
     const s = await store()
-    const envelope = (tag: string, items: number) => envelopeOf(tag, 12, items, (_, k) => `${k}`)
+    const envelope = (tag: string, items: number) => ownEnvelope(tag, 12, items, (_, k) => `${k}`)
     const heap = async () => {
       await new Promise((resolve) => setImmediate(resolve))
       gc()
       return process.memoryUsage().heapUsed
     }
     // A smaller import first, so that the code the import runs is compiled before the heap is measured.
-    expect(await importInBackground(s, ownFile(envelope('small', 500)))).toMatchObject({ state: 'done' })
+    expect(await importInBackground(s, ownFileOf(envelope('small', 500)))).toMatchObject({ state: 'done' })
     const before = await heap()
-    expect(await importInBackground(s, ownFile(envelope('tiny', 5_200)))).toMatchObject({ state: 'done' })
+    expect(await importInBackground(s, ownFileOf(envelope('tiny', 5_200)))).toMatchObject({ state: 'done' })
     const imported = s.state.profiles.filter((p) => p.name.startsWith('tiny'))
     expect(imported.map((p) => isInMemory(p.memory.items))).toEqual(Array.from({ length: 12 }, () => false))
     // A table sized for 5,200 items is 131 KB (1.6 MB for the 12, 25 bytes an item); what the import keeps once its
@@ -270,7 +254,7 @@ describe('a large own file imported in the background', () => {
         },
       ],
     }
-    expect(await importInBackground(s, ownFile(envelope))).toMatchObject({ state: 'done' })
+    expect(await importInBackground(s, ownFileOf(envelope))).toMatchObject({ state: 'done' })
     // Its list is on disk, so the commands below read it back and place their rows from what they read.
     expect(isInMemory(s.state.profiles.find((p) => p.name === 'Long')!.memory.items)).toBe(false)
     const id = () => s.state.profiles.find((p) => p.name === 'Long')!.id
@@ -300,17 +284,17 @@ describe('a large own file imported in the background', () => {
         },
       ],
     }
-    own.start({ read: readParsedFile(ownFile(big), 0, ctx()), choice })
+    own.start({ read: readParsedFile(ownFileOf(big), 0, ctx()), choice })
     let refused: unknown
     try {
-      own.start({ read: readParsedFile(ownFile(big), 0, ctx()), choice })
+      own.start({ read: readParsedFile(ownFileOf(big), 0, ctx()), choice })
     } catch (e) {
       refused = e
     }
     expect(refused).toBeInstanceOf(StoreError)
     expect(refused).toMatchObject({ code: 'conflict', rule: 'import.running', field: 'files' })
     expect((await own.settled()).state).toBe('done')
-    expect(own.start({ read: readParsedFile(ownFile(big), 0, ctx()), choice }).state).toBe('running')
+    expect(own.start({ read: readParsedFile(ownFileOf(big), 0, ctx()), choice }).state).toBe('running')
     expect((await own.settled()).result?.files[0]?.unchanged).toEqual([{ id: 'a', name: 'A' }])
   })
 })

@@ -159,3 +159,22 @@ export function ownImportBody(
     ],
   }
 }
+
+/** A file of one's own: `profiles` profiles (ids `${tag}${p}`, names `${tag} ${p}`) of `items` items (ids `m${k}`) each. */
+export const ownEnvelope = (tag: string, profiles: number, items: number, text: (p: number, k: number) => string) => ({
+  format: 'dsh-agent-profiles',
+  version: 1,
+  profiles: Array.from({ length: profiles }, (_, p) => ({
+    id: `${tag}${p}`,
+    name: `${tag} ${p}`,
+    memory: { summary: '', items: Array.from({ length: items }, (_, k) => ({ id: `m${k}`, text: text(p, k) })) },
+  })),
+})
+
+/** `envelope` as the page sends a file the user said is theirs. */
+export const ownFileOf = (envelope: unknown) => ({
+  name: 'mine.json',
+  format: 'envelope' as const,
+  text: JSON.stringify(envelope),
+  own: true,
+})
