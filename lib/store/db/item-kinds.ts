@@ -101,6 +101,18 @@ export interface FillConnection {
   rollback(): void
 }
 
+/** Run `work` in the transaction `conn` has begun: committed when it returns, rolled back when it throws. */
+export function committed<T>(conn: FillConnection, work: () => T): T {
+  try {
+    const out = work()
+    conn.commit()
+    return out
+  } catch (e) {
+    conn.rollback()
+    throw e
+  }
+}
+
 /** How a step of the fill ended: 'filled' when no row is left to fill and the index is still to make. */
 export type FillStep = 'busy' | 'more' | 'filled' | 'done'
 
@@ -115,14 +127,7 @@ export function fillKindsStep(conn: FillConnection, limit: number): FillStep {
   if (kindsReady((k) => conn.meta(k))) return 'done'
   // A batch of the store's own is open on this connection, or another process writes: tried again later.
   if (db.isTransaction || !conn.tryBegin()) return 'busy'
-  try {
-    const out = fillLocked(conn, limit)
-    conn.commit()
-    return out
-  } catch (e) {
-    conn.rollback()
-    throw e
-  }
+  return committed(conn, () => fillLocked(conn, limit))
 }
 
 function fillLocked(conn: FillConnection, limit: number): FillStep {
@@ -158,19 +163,14 @@ function fillLocked(conn: FillConnection, limit: number): FillStep {
 export function finishKinds(conn: FillConnection): void {
   // The worker's own connection: its busy timeout waits for the store's batch off the event loop.
   conn.begin()
-  try {
-    if (!kindsReady((k) => conn.meta(k))) {
-      conn.sql.exec(`${OLD_INDEX}; ${KIND_INDEX}`)
-      recountItems(conn.sql)
-      conn.setMeta(DONE, 'done')
-      conn.setMeta(COUNTS_DONE, 'done')
-      conn.sql.prepare('DELETE FROM meta WHERE key = ?').run(AFTER)
-    }
-    conn.commit()
-  } catch (e) {
-    conn.rollback()
-    throw e
-  }
+  committed(conn, () => {
+    if (kindsReady((k) => conn.meta(k))) return
+    conn.sql.exec(`${OLD_INDEX}; ${KIND_INDEX}`)
+    recountItems(conn.sql)
+    conn.setMeta(DONE, 'done')
+    conn.setMeta(COUNTS_DONE, 'done')
+    conn.sql.prepare('DELETE FROM meta WHERE key = ?').run(AFTER)
+  })
 }
 
 /** The last row key a fill reached, from meta (nothing filled yet: before every key). */

@@ -24,7 +24,7 @@ import { normalizeMemory } from '../../shared/memory-text.ts'
 import { isRecord } from '../../validate/state.ts'
 import type { DatabaseSync } from './sqlite.ts'
 import { COLUMNS, rowsOf } from './row-read.ts'
-import { parseAfter, type FillConnection, type FillStep } from './item-kinds.ts'
+import { committed, parseAfter, type FillConnection, type FillStep } from './item-kinds.ts'
 
 /** The column, for a new database's memory_items (schema.ts) and the migration that adds it. */
 export const TEXT_KEY_COLUMN = 'text_key INTEGER'
@@ -113,14 +113,9 @@ export function textKeysFilled(conn: FillConnection): boolean {
 export function fillTextKeysStep(conn: FillConnection, limit: number): FillStep {
   if (textKeysFilled(conn)) return 'done'
   if (conn.sql.isTransaction || !conn.tryBegin()) return 'busy'
-  try {
-    const out = textKeysReady((k) => conn.meta(k)) ? fillUnkeyed(conn, limit) : fillLocked(conn, limit)
-    conn.commit()
-    return out
-  } catch (e) {
-    conn.rollback()
-    throw e
-  }
+  return committed(conn, () =>
+    textKeysReady((k) => conn.meta(k)) ? fillUnkeyed(conn, limit) : fillLocked(conn, limit),
+  )
 }
 
 /** Keys for up to `limit` rows without one, of the first owner that has such rows ('done' when none is left). */
@@ -167,15 +162,10 @@ function fillLocked(conn: FillConnection, limit: number): FillStep {
  */
 export function finishTextKeys(conn: FillConnection): void {
   conn.begin()
-  try {
-    if (!textKeysReady((k) => conn.meta(k))) {
-      conn.sql.exec(TEXT_KEY_INDEX)
-      conn.setMeta(DONE, 'done')
-      conn.sql.prepare('DELETE FROM meta WHERE key = ?').run(AFTER)
-    }
-    conn.commit()
-  } catch (e) {
-    conn.rollback()
-    throw e
-  }
+  committed(conn, () => {
+    if (textKeysReady((k) => conn.meta(k))) return
+    conn.sql.exec(TEXT_KEY_INDEX)
+    conn.setMeta(DONE, 'done')
+    conn.sql.prepare('DELETE FROM meta WHERE key = ?').run(AFTER)
+  })
 }
