@@ -15,10 +15,13 @@
  * Per turn: wall time from sending the message to the model server receiving its request (the plugin's prompt
  * assembly included), and the host process's CPU time over the same span (every thread, from /proc, in ns). Reported:
  * medians and the spread (25th–75th percentile) of each, the ratio of medians, and the median of each round's own
- * ratio. Target: with ≤ 1.05× without.
+ * ratio, each with its 90 % bootstrap interval over the rounds. Target: with ≤ 1.05× without. A turn's time varies
+ * by ±15 % turn to turn (the host's collector, its own timers): two hosts of the same code read 1.02× and 1.13× at
+ * 30 rounds, so a reading is only as good as its interval, and the interval narrows with the rounds.
  * Both checkouts run side by side in one bench: this one and AP_BEFORE's (default /work/wt/base, built), each its own
- * host, taking turns within every round.
- * Run: `npm run bench -- sync-turn` (Node 22, git on PATH, Linux /proc). BENCH_ROUNDS sets the rounds (default 20).
+ * host, taking turns within every round; SYNC_TURN_SIDES=this runs this checkout alone (twice the rounds in the time).
+ * Run: `npm run bench -- sync-turn` (Node 22, git on PATH, Linux /proc). BENCH_ROUNDS sets the rounds (default 40).
+ * SYNC_TURN_OUT=<file> writes every measured turn (side, round, condition, wall, CPU by thread) as JSON.
  * SYNC_TURN_PROF=<dir>: each host runs with `--cpu-prof` into <dir>/<label>/ (the git helper too, its own file), and
  * <dir>/<label>-turns.json lists every measured turn's span on the monotonic clock the profiles use (µs), with its
  * condition, so that a profile's samples can be split into the turns alone, the turns beside a sync and the rest.
@@ -32,13 +35,16 @@ import { performance } from 'node:perf_hooks'
 import { bootHost, postJson, type Host } from '../test/support/host-api.ts'
 import { startModelServer, type ModelServer } from '../test/support/model-server.ts'
 import { makeHome } from '../test/support/dsh.ts'
-import { median, percentile } from '../test/support/stats.ts'
+import { bootstrap, median, percentile } from '../test/support/stats.ts'
 
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 20)
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 40)
+const SIDES = (process.env.SYNC_TURN_SIDES ?? 'this,base').split(',')
 const CHECKOUTS = [
   { label: 'this', target: fileURLToPath(new URL('..', import.meta.url)) },
   { label: 'base', target: process.env.AP_BEFORE ?? '/work/wt/base' },
-]
+].filter((c) => SIDES.includes(c.label))
+/** Where every measured turn is written (unset: nowhere). */
+const OUT = process.env.SYNC_TURN_OUT
 const SAVES = process.env.SYNC_TURN_SAVES !== '0'
 /** Where the hosts' CPU profiles and the turns' spans go (unset: no profile). */
 const PROF = process.env.SYNC_TURN_PROF
@@ -57,6 +63,8 @@ interface Turn {
   threads: Map<string, number>
   /** The span on the monotonic clock, in µs (what a V8 CPU profile's timestamps count). */
   span: [number, number]
+  /** The turn's place in its conversation (the history the host assembles grows with it). */
+  index: number
 }
 
 /** The monotonic clock in µs, as V8 stamps a CPU profile's samples on Linux. */
@@ -128,10 +136,11 @@ async function side(model: ModelServer, target: string, root: string, label: str
     const c0 = cpuOf(pid)
     const m0 = monoUs()
     const t0 = performance.now()
-    await host.say(sessionId, `${host.web.port} 第 ${asked++} 轮（${tag}）：今天写点什么？`)
+    const index = asked++
+    await host.say(sessionId, `${host.web.port} 第 ${index} 轮（${tag}）：今天写点什么？`)
     const wall = performance.now() - t0
     const threads = cpuSince(c0, cpuOf(pid))
-    return { wall, cpu: total(threads), threads, span: [m0, monoUs()] }
+    return { wall, cpu: total(threads), threads, span: [m0, monoUs()], index }
   }
   for (let i = 0; i < 3; i++) await turn('warm')
   await syncIdle(host)
@@ -173,12 +182,20 @@ function report(label: string, alone: Turn[], busy: Turn[], runs: number): void 
     const v = xs.map((t) => t[k])
     return `${median(v).toFixed(1)} ms (${percentile(v, 25).toFixed(1)}–${percentile(v, 75).toFixed(1)})`
   }
-  const paired = (k: 'wall' | 'cpu') => median(alone.map((a, i) => busy[i]![k] / Math.max(a[k], 0.001)))
+  // Each figure over the rounds `at` (every round, or one bootstrap resample of them).
+  const ofMedians = (k: 'wall' | 'cpu') => (at: number[]) =>
+    median(at.map((i) => busy[i]![k])) / median(at.map((i) => alone[i]![k]))
+  const perRound = (k: 'wall' | 'cpu') => (at: number[]) =>
+    median(at.map((i) => busy[i]![k] / Math.max(alone[i]![k], 0.001)))
+  const all = alone.map((_, i) => i)
+  const figure = (stat: (at: number[]) => number) => {
+    const [lo, hi] = bootstrap(all.length, stat)
+    return `${stat(all).toFixed(3)}× (90 % ${lo.toFixed(3)}–${hi.toFixed(3)})`
+  }
   console.log(`${label}: ${alone.length} rounds (ABBA), ${runs} background runs, saves ${SAVES ? 'on' : 'off'}`)
   for (const k of ['wall', 'cpu'] as const) {
-    const ratio = median(busy.map((t) => t[k])) / median(alone.map((t) => t[k]))
     console.log(`  ${k}: alone ${spread(alone, k)}, with sync ${spread(busy, k)}`)
-    console.log(`  ${k} ratio with / without: medians ${ratio.toFixed(3)}×, per round ${paired(k).toFixed(3)}×`)
+    console.log(`  ${k} ratio with / without: medians ${figure(ofMedians(k))}, per round ${figure(perRound(k))}`)
   }
   const names = [...new Set([...alone, ...busy].flatMap((t) => [...t.threads.keys()]))]
   const mean = (xs: Turn[], n: string) => xs.reduce((sum, t) => sum + (t.threads.get(n) ?? 0), 0) / xs.length
@@ -203,6 +220,22 @@ try {
     for (const s of who) for (const k of order) await s.measure[k](lead)
   }
   for (const [i, s] of sides.entries()) report(CHECKOUTS[i]!.label, s.out.alone, s.out.busy, s.out.runs)
+  if (OUT !== undefined) {
+    const rows = (label: string, sync: boolean, turns: Turn[]) =>
+      turns.map((t, round) => ({
+        side: label,
+        round,
+        sync,
+        wall: t.wall,
+        cpu: t.cpu,
+        threads: Object.fromEntries(t.threads),
+      }))
+    const turns = sides.flatMap((s, i) => [
+      ...rows(CHECKOUTS[i]!.label, false, s.out.alone),
+      ...rows(CHECKOUTS[i]!.label, true, s.out.busy),
+    ])
+    writeFileSync(OUT, JSON.stringify(turns))
+  }
   if (PROF !== undefined)
     for (const [i, s] of sides.entries()) {
       const spans = [
