@@ -7,13 +7,16 @@ import { defineConfig } from 'vitest/config'
  * import has its body parsed on a worker thread, whose answer arrives as objects of the process's own realm, which
  * the plain-object check of a VM context's code rightly refuses; import-batches measures what an import leaves in the
  * heap, which in a process shared with the files before it also moved with what they left (two of its cases failed
- * in a full run by +3 and +6 MB and passed alone); import-append measures what the host's heap holds during one.
+ * in a full run by +3 and +6 MB and passed alone); import-append measures what the host's heap holds during one;
+ * run-heap samples every large object allocated during a sync run, which another file's work left running in a
+ * shared process could allocate meanwhile.
  */
 const NEEDS_A_PROCESS = [
   'test/prompt/model-key.spec.ts',
   'test/http/routes-command.spec.ts',
   'test/store/import-batches.spec.ts',
   'test/store/import-append.spec.ts',
+  'test/sync/run-heap.spec.ts',
 ]
 
 // Node specs and jsdom specs (`*.client.spec.tsx`, under test/client/) run as projects of one run; the e2e specs

@@ -9,6 +9,14 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { setPriority } from 'node:os'
 import { track } from './git-pause.ts'
 
+/**
+ * Lines fed to git's stdin, each followed by a newline: a memory file as the host keeps it, joined here, in the
+ * helper's process, so that the host never makes one string of it (lib/sync/file-text.ts).
+ */
+export interface LinesInput {
+  lines: readonly string[]
+}
+
 /** One git process to run. */
 export interface SpawnJob {
   /** The git command's name (`fetch`, `cat-file`…), for the words of a failure. */
@@ -16,7 +24,7 @@ export interface SpawnJob {
   args: readonly string[]
   env: NodeJS.ProcessEnv
   cwd: string
-  input: string | Uint8Array
+  input: string | Uint8Array | LinesInput
   timeoutMs: number
   maxOutput: number
 }
@@ -119,6 +127,13 @@ export function spawnGit(job: SpawnJob): Promise<SpawnResult> {
     )
     child.on('close', (code) => finish({ code: code ?? -1, stdout: Buffer.concat(out), stderr: err }))
     child.stdin!.on('error', () => undefined)
-    child.stdin!.end(job.input)
+    const input = job.input
+    child.stdin!.end(
+      typeof input === 'string' || input instanceof Uint8Array
+        ? input
+        : input.lines.length === 0
+          ? ''
+          : `${input.lines.join('\n')}\n`,
+    )
   })
 }

@@ -7,12 +7,13 @@
  */
 import { dirname } from 'node:path'
 import { runGit } from './git-host.ts'
+import type { LinesInput } from './git-spawn.ts'
 import { GitError } from './errors.ts'
 
 /** How one call runs. */
 export interface GitCall {
   /** Bytes fed to git's stdin. */
-  input?: string | Buffer
+  input?: string | Buffer | LinesInput
   /** Milliseconds before the call is killed (default 30 s; network calls pass more). */
   timeoutMs?: number
   /** Bytes of stdout past which the call is killed and refused as too large (default 8 MiB). */

@@ -27,6 +27,7 @@ import { markdownToProfile, profileToMarkdown } from '../interop/markdown.ts'
 import { itemOf, profileOf, writeOf, asStored } from '../provenance/provenance.ts'
 import { invalid, isRecord, memoryItem, memoryWrite, profile as parseProfile } from '../validate/state.ts'
 import { errorText } from '../shared/errors.ts'
+import type { FileText } from './file-text.ts'
 
 /** The user layer's file. */
 export const USER_FILE = 'about-you.jsonl'
@@ -132,13 +133,19 @@ function profileObject(p: Profile): Record<string, unknown> {
 
 /**
  * One profile's three files, by their name in its folder; `memory` writes the memory file (a caller that keeps the
- * last one it wrote passes a writer that reuses it).
+ * last one it wrote passes a writer that reuses it, and may keep it as lines).
  */
+export function profileFiles(p: Profile, history?: readonly MemoryWrite[]): Record<string, string>
+export function profileFiles(
+  p: Profile,
+  history: readonly MemoryWrite[],
+  memory: (items: readonly MemoryItem[], history: readonly MemoryWrite[]) => FileText,
+): Record<string, FileText>
 export function profileFiles(
   p: Profile,
   history: readonly MemoryWrite[] = [],
-  memory: (items: readonly MemoryItem[], history: readonly MemoryWrite[]) => string = memoryLines,
-): Record<string, string> {
+  memory: (items: readonly MemoryItem[], history: readonly MemoryWrite[]) => FileText = memoryLines,
+): Record<string, FileText> {
   return {
     [PROFILE_FILES.markdown]: profileToMarkdown({ ...p, memory: { summary: p.memory.summary, items: [] } }),
     [PROFILE_FILES.json]: `${JSON.stringify(profileObject(p), null, 2)}\n`,

@@ -24,7 +24,8 @@ import { MemoryInput } from '../state/schema-state.ts'
 import { invalid, isRecord, parse } from '../validate/core.ts'
 import { checkMemoryLines, memoryLine, memoryLines, type SyncedUser } from './layout.ts'
 import { mergeMemory, type MergeContext } from './merge.ts'
-import { blobId, type Repo, type TreeEntry } from './repo.ts'
+import type { Repo, TreeEntry } from './repo.ts'
+import { blobId } from './file-text.ts'
 
 /** The folder of the personal repository holding the user's memory of team profiles. */
 const TEAM_DIR = 'team-memory'

@@ -5,15 +5,12 @@
  */
 import { folderOfPath, PROFILE_FILES, USER_FILE } from './layout.ts'
 import { teamIdOfPath } from './library-memory.ts'
-
-/** Characters compared at once while looking for where two texts differ. */
-const BLOCK = 4096
+import { linesOf, wholeText, type FileText } from './file-text.ts'
 
 /** Item id → line of a memory file's items (history lines are left out). */
-function itemsOf(text: string | undefined): Map<string, string> {
+function itemsOf(lines: readonly string[]): Map<string, string> {
   const out = new Map<string, string>()
-  if (text === undefined) return out
-  for (const line of text.split('\n')) {
+  for (const line of lines) {
     // Every item line starts with its id (layout.ts writes `id` first); a history line starts `{"write":`.
     const m = /^\{"id":"([A-Za-z0-9_-]{1,64})"/.exec(line)
     if (m !== null) out.set(m[1]!, line)
@@ -22,37 +19,24 @@ function itemsOf(text: string | undefined): Map<string, string> {
 }
 
 /**
- * The lines where two texts differ: each with its common first and last whole lines cut off. A line outside is the
- * same line at the same place in both, so an item there (ids are unique in a file) is unchanged; what a change added,
- * removed or edited is inside. So one fact saved in a file of 10,000 items is counted from a few lines.
+ * The lines where two files differ: each with its common first and last lines left out. A line outside is the same
+ * line at the same place in both, so an item there (ids are unique in a file) is unchanged; what a change added,
+ * removed or edited is inside. So one fact saved in a file of 10,000 items is counted from a few lines. The lines a
+ * run keeps are the same strings run to run, so most compare by identity.
  */
-function differing(before: string, after: string): [string, string] {
-  const n = Math.min(before.length, after.length)
-  // Compared a block at a time (a native comparison), then a character at a time within the block that differs.
+function differing(before: FileText, after: FileText): [readonly string[], readonly string[]] {
+  const a = linesOf(before)
+  const b = linesOf(after)
+  const n = Math.min(a.length, b.length)
   let start = 0
-  while (start + BLOCK <= n && before.slice(start, start + BLOCK) === after.slice(start, start + BLOCK)) start += BLOCK
-  while (start < n && before.charCodeAt(start) === after.charCodeAt(start)) start++
-  start = start === 0 ? 0 : before.lastIndexOf('\n', start - 1) + 1
-  const room = n - start
-  const tail = (end: number, size: number) =>
-    before.slice(before.length - end - size, before.length - end) ===
-    after.slice(after.length - end - size, after.length - end)
+  while (start < n && a[start] === b[start]) start++
   let end = 0
-  while (end + BLOCK <= room && tail(end, BLOCK)) end += BLOCK
-  while (end < room && before.charCodeAt(before.length - 1 - end) === after.charCodeAt(after.length - 1 - end)) end++
-  // The common end cut at a line start: in each text, on to the next line when it starts within a line.
-  const cut = (text: string) => {
-    const from = text.length - end
-    if (from === 0 || text.charCodeAt(from - 1) === 10) return end
-    const nl = text.indexOf('\n', from)
-    return nl < 0 ? 0 : text.length - nl - 1
-  }
-  const same = Math.min(cut(before), cut(after))
-  return [before.slice(start, before.length - same), after.slice(start, after.length - same)]
+  while (end < n - start && a[a.length - 1 - end] === b[b.length - 1 - end]) end++
+  return [a.slice(start, a.length - end), b.slice(start, b.length - end)]
 }
 
 /** `+a -r ~e` of a memory file's change, or '' when its items did not change. */
-function counts(before: string | undefined, after: string | undefined): string {
+function counts(before: FileText | undefined, after: FileText | undefined): string {
   const [was, now] = differing(before ?? '', after ?? '')
   const a = itemsOf(was)
   const b = itemsOf(now)
@@ -70,11 +54,11 @@ function counts(before: string | undefined, after: string | undefined): string {
 }
 
 /** The name in a profile.json, or the one `names` knows, or its folder when neither says. */
-function nameOf(json: string | undefined, folder: string, names: (folder: string) => string | undefined): string {
+function nameOf(json: FileText | undefined, folder: string, names: (folder: string) => string | undefined): string {
   const known = names(folder)
   if (known !== undefined && json === undefined) return known
   try {
-    const o = JSON.parse(json ?? '') as { name?: unknown }
+    const o = JSON.parse(wholeText(json ?? '')) as { name?: unknown }
     if (typeof o.name === 'string') return o.name
   } catch {
     // The folder names it well enough.
@@ -87,8 +71,8 @@ function nameOf(json: string | undefined, folder: string, names: (folder: string
  * gives a profile's name by folder when its profile.json did not change.
  */
 export function commitMessage(
-  before: ReadonlyMap<string, string | undefined>,
-  after: ReadonlyMap<string, string | undefined>,
+  before: ReadonlyMap<string, FileText | undefined>,
+  after: ReadonlyMap<string, FileText | undefined>,
   names: (folder: string) => string | undefined = () => undefined,
 ): string {
   const lines: string[] = []

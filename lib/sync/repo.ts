@@ -5,7 +5,6 @@
  * known and bounded before a byte is read, then `cat-file --batch`), so no path of a repository ever reaches the disk,
  * and a symlink, a submodule or a path leaving its folder is refused before anything is read.
  */
-import { createHash } from 'node:crypto'
 import { existsSync } from 'node:fs'
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { hostname } from 'node:os'
@@ -13,6 +12,7 @@ import { isAbsolute, join } from 'node:path'
 import { git, gitEnvironment, type GitCall } from './git.ts'
 import { parseDiff, type Hunk } from './line-diff.ts'
 import { GitError } from './errors.ts'
+import { gitInput, pieces, type FileText } from './file-text.ts'
 import { RepoRefusal } from './errors.ts'
 
 /** What a repository may hold at most: more is refused before any file is read. */
@@ -45,16 +45,6 @@ export interface TreeEntry {
   mode: string
   id: string
   size: number
-}
-
-/** The git blob id of a text, as `git hash-object` computes it (so unchanged files are known without a git call). */
-export function blobId(text: string): string {
-  // The text is hashed as it is (encoded by the hash as it reads), not copied into a Buffer first: a memory file of
-  // 10,000 items is ~3 MB, hashed on the host's thread at every saved fact.
-  return createHash('sha1')
-    .update(`blob ${Buffer.byteLength(text, 'utf8')}\0`)
-    .update(text, 'utf8')
-    .digest('hex')
 }
 
 /** Whether a remote is a path on this machine (then git's `file` transport may be used for it). */
@@ -316,11 +306,11 @@ export class Repo {
    * sync writes every profile's) spawned one `hash-object` per file before. The texts go through files of our own in
    * the clone's folder (git reads them by path, filters off), removed after.
    */
-  async #writeBlobs(texts: readonly string[]): Promise<string[]> {
+  async #writeBlobs(texts: readonly FileText[]): Promise<string[]> {
     if (texts.length === 0) return []
     if (texts.length === 1) {
       const w = await this.#git(['hash-object', '-w', '--no-filters', '--stdin'], {
-        input: texts[0],
+        input: gitInput(texts[0]!),
         timeoutMs: LOCAL_MS,
       })
       return [w.stdout.toString('utf8').trim()]
@@ -330,7 +320,7 @@ export class Repo {
       // The texts are written from this thread: as a git call is, between turns.
       await this.#between()
       const paths = texts.map((_, i) => join(dir, String(i)))
-      await Promise.all(texts.map((text, i) => writeFile(paths[i]!, text, { mode: 0o600 })))
+      await Promise.all(texts.map((text, i) => writeFile(paths[i]!, pieces(text), { mode: 0o600 })))
       const w = await this.#git(['hash-object', '-w', '--no-filters', '--stdin-paths'], {
         input: `${paths.join('\n')}\n`,
         timeoutMs: LOCAL_MS,
@@ -353,7 +343,7 @@ export class Repo {
    */
   async commit(
     parentTree: string | undefined,
-    files: Map<string, string | undefined>,
+    files: Map<string, FileText | undefined>,
     parents: readonly string[],
     message: string,
   ): Promise<string> {
@@ -364,7 +354,7 @@ export class Repo {
       env,
       timeoutMs: LOCAL_MS,
     })
-    const written = [...files].filter((f): f is [string, string] => f[1] !== undefined)
+    const written = [...files].filter((f): f is [string, FileText] => f[1] !== undefined)
     const ids = await this.#writeBlobs(written.map(([, text]) => text))
     const lines = [
       ...[...files].filter(([, text]) => text === undefined).map(([path]) => `0 ${'0'.repeat(40)}\t${path}`),

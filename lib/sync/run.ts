@@ -22,6 +22,7 @@ import { mergeProfile, mergeUser, type MergeContext, type MergeNote } from './me
 import { commitMessage } from './message.ts'
 import { profileDelta, userDelta, type ProfileDelta } from './pull.ts'
 import { HEAD_REF, LAST_REF, REMOTE_REF, type Repo, type TreeEntry } from './repo.ts'
+import type { FileText } from './file-text.ts'
 import type { StateFiles } from './state-files.ts'
 import { pullByLines } from './pull-lines.ts'
 import {
@@ -100,11 +101,11 @@ async function commitLocal(
 ): Promise<{ head: string | undefined; tree: Map<string, TreeEntry>; committed: boolean }> {
   const tree = await repo.tree(head)
   const mine = await files.ofStepwise(state, step)
-  const changes = new Map<string, string | undefined>()
+  const changes = new Map<string, FileText | undefined>()
   for (const [path, f] of mine) if (tree.get(path)?.id !== f.id) changes.set(path, f.text)
   for (const path of tree.keys()) if (!mine.has(path) && synced(path)) changes.set(path, undefined)
   if (changes.size === 0) return { head, tree, committed: false }
-  const was = new Map<string, string | undefined>()
+  const was = new Map<string, FileText | undefined>()
   const unknown: string[] = []
   for (const p of changes.keys()) {
     const known = files.committedText(p, tree.get(p)?.id)

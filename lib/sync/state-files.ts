@@ -3,31 +3,39 @@
  * store's snapshots are immutable and share every profile that did not change, so after a saved fact only that
  * profile's files are written and hashed again. The cost of a sync's look at the store follows the change, not the
  * size of the memory (each item's line is kept too: only new items are written as JSON again, and a list that only
- * grew is written after its last text; the file is still hashed whole, which git's blob id needs). A team profile is
+ * grew keeps the last file's lines; the file is still hashed whole, which git's blob id needs). A memory file is kept
+ * as its lines, never joined into one string (file-text.ts says why). A team profile is
  * not written as a folder: only the user's memory of it travels (lib/sync/library-memory.ts), and with it the memory
  * kept aside for team profiles this machine does not show. It never writes anything.
  */
 import { USER_HISTORY, type MemoryItem, type MemoryWrite, type Profile, type State } from '../state/model.ts'
 import { folderOf, itemLine, profileFiles, USER_FILE, writeLine } from './layout.ts'
-import { blobId } from './repo.ts'
+import { blobId, type FileLines, type FileText } from './file-text.ts'
 import { teamMemoryFile, teamMemoryPath, type KeptMemory } from './library-memory.ts'
 
 /** A file's text and its git blob id. */
 export interface HashedFile {
-  text: string
+  text: FileText
   id: string
 }
 
 const EMPTY: readonly MemoryWrite[] = []
 const NO_ITEMS: readonly MemoryItem[] = []
 
+/** A line of a memory file and its size in UTF-8 bytes with its newline. */
+interface Line {
+  text: string
+  bytes: number
+}
+
 /** `write` of an object, kept per object (the store's objects are immutable, so a kept line stays right). */
-function cachedBy<T extends object>(write: (o: T) => string): (o: T) => string {
-  const lines = new WeakMap<T, string>()
+function cachedBy<T extends object>(write: (o: T) => string): (o: T) => Line {
+  const lines = new WeakMap<T, Line>()
   return (o) => {
     let line = lines.get(o)
     if (line === undefined) {
-      line = write(o)
+      const text = write(o)
+      line = { text, bytes: Buffer.byteLength(text, 'utf8') + 1 }
       lines.set(o, line)
     }
     return line
@@ -43,13 +51,13 @@ export class StateFiles {
   /** Each history entry's line, by the entry object: a saved fact adds one entry, the others are not written again. */
   readonly #entry = cachedBy(writeLine)
   /**
-   * The last memory file written of each profile (by id; About you under its file's path): its items and where their
-   * lines end in its text. A list that only grew at its end (a saved fact) is written as those lines and the new ones:
-   * joining every line again cost more than hashing the file (~1.3 ms against ~0.4 ms at 2,000 items).
+   * The last memory file written of each profile (by id; About you under its file's path): its items, its lines (the
+   * items' first) and the items' bytes. A list that only grew at its end (a saved fact) is written as those lines and
+   * the new ones, not every item's line looked up again.
    */
   readonly #memory = new Map<
     string,
-    { list: readonly MemoryItem[]; items: readonly MemoryItem[]; text: string; itemsEnd: number }
+    { list: readonly MemoryItem[]; items: readonly MemoryItem[]; lines: readonly string[]; itemBytes: number }
   >()
 
   /** The texts this process last committed, by path: what the next commit's message compares with. */
@@ -63,13 +71,13 @@ export class StateFiles {
   }
 
   /** The text of `path` this process committed, when it is the blob `id` (undefined: not known here). */
-  committedText(path: string, id: string | undefined): string | undefined {
+  committedText(path: string, id: string | undefined): FileText | undefined {
     const f = this.#committed.get(path)
     return f !== undefined && f.id === id ? f.text : undefined
   }
 
   /** Remember what a commit wrote: `changes` (a text, or undefined: removed), their ids from `files`. */
-  committed(changes: ReadonlyMap<string, string | undefined>, files: ReadonlyMap<string, HashedFile>): void {
+  committed(changes: ReadonlyMap<string, FileText | undefined>, files: ReadonlyMap<string, HashedFile>): void {
     for (const [path, text] of changes) {
       const f = files.get(path)
       if (text === undefined || f === undefined) this.#committed.delete(path)
@@ -135,25 +143,33 @@ export class StateFiles {
     const items = state.user?.items ?? NO_ITEMS
     const history = historyOf(state, USER_HISTORY)
     const text = this.#memoryText(USER_FILE, items, history)
-    this.#user = text === '' ? { items, history } : { items, history, file: { text, id: blobId(text) } }
+    this.#user = text.lines.length === 0 ? { items, history } : { items, history, file: { text, id: blobId(text) } }
     return this.#user.file
   }
 
-  /** A memory file's text (as {@link memoryLines} writes it), kept under `key` to be appended to next time. */
-  #memoryText(key: string, items: readonly MemoryItem[], history: readonly MemoryWrite[]): string {
+  /** A memory file (the lines {@link memoryLines} writes), kept under `key` to be appended to next time. */
+  #memoryText(key: string, items: readonly MemoryItem[], history: readonly MemoryWrite[]): FileLines {
     const was = this.#memory.get(key)
     // The last items are compared as a plain array (a list read from disk answers each index through its Proxy).
     const n = was?.items.length ?? 0
     const grew =
       was !== undefined &&
       (was.list === items || (n <= items.length && items.every((it, i) => i >= n || was.items[i] === it)))
-    const added = items.slice(grew ? n : 0).map((it) => this.#line(it))
-    // A slice of the last text shares its characters; the new text is flattened once, when it is hashed.
-    const head = (grew ? was.text.slice(0, was.itemsEnd) : '') + (added.length === 0 ? '' : `${added.join('\n')}\n`)
-    const lines = history.map((w) => this.#entry(w))
-    const text = head + (lines.length === 0 ? '' : `${lines.join('\n')}\n`)
-    this.#memory.set(key, { list: items, items: items.slice(), text, itemsEnd: head.length })
-    return text
+    const lines = grew ? was.lines.slice(0, n) : []
+    let itemBytes = grew ? was.itemBytes : 0
+    for (let i = grew ? n : 0; i < items.length; i++) {
+      const line = this.#line(items[i]!)
+      lines.push(line.text)
+      itemBytes += line.bytes
+    }
+    let bytes = itemBytes
+    for (const w of history) {
+      const line = this.#entry(w)
+      lines.push(line.text)
+      bytes += line.bytes
+    }
+    this.#memory.set(key, { list: items, items: items.slice(), lines, itemBytes })
+    return { lines, bytes }
   }
 }
 
@@ -164,7 +180,7 @@ const historyOf = (state: State, id: string): readonly MemoryWrite[] => state.hi
 function filesOf(
   p: Profile,
   history: readonly MemoryWrite[],
-  memory: (items: readonly MemoryItem[], history: readonly MemoryWrite[]) => string,
+  memory: (items: readonly MemoryItem[], history: readonly MemoryWrite[]) => FileText,
 ): [string, HashedFile][] {
   if (p.library !== undefined) {
     const text = teamMemoryFile(p, history)
