@@ -57,7 +57,7 @@ const SIZES_KEPT = 200
 const WARNINGS_KEPT = 20
 
 /** The store surface this module reads. */
-export type PromptStore = Pick<ProfileStore, 'state' | 'effective' | 'command' | 'turnsOf' | 'readOnly'>
+export type PromptStore = Pick<ProfileStore, 'state' | 'effective' | 'command' | 'turnsOf' | 'readOnly' | 'file'>
 
 /** What the prompt part reads of the configuration. */
 export type PromptConfig = Pick<Config, 'memoryBudget' | 'recallBudget' | 'subagents' | 'cacheStableMemory'>

@@ -5,11 +5,18 @@
  * calls it as a step's request is acknowledged (`agent/pre-step`), the model choice once the request's model is known
  * (`agent/request`), so a turn's row holds both. It never reads the ledger back, never awaits the write (a turn never
  * waits on the store) and never throws: a refused write is a warning.
+ *
+ * A record is committed without waiting for the disk and made durable just after, off the event loop
+ * (lib/store/db/durable-later.ts): both hooks run before the turn's request is sent, and a commit that waits for its
+ * sync there held the turn for the disk twice (~1 ms each alone, more when a sync's git wrote to the same disk a moment
+ * before). A kill loses no record; a power cut in the moment before the sync can lose the last turn's record, never
+ * anything the user saved (a batch with any other command is committed as every command is).
  */
 import type { UsedMemory } from '../state/model.ts'
 import type { ProfileStore } from '../store/store.ts'
 import type { RecordedModel } from '../state/schema-state.ts'
 import { errorText } from '../shared/errors.ts'
+import { DURABLE_LATER, syncWal, walLong } from '../store/db/durable-later.ts'
 import type { Log } from '../shared/log.ts'
 import type { TurnRecord, TurnSink } from './record.ts'
 
@@ -46,11 +53,16 @@ function sameModel(a: RecordedModel | undefined, b: RecordedModel | undefined): 
 
 /** Writes each turn's record to the store's ledger, once per change. */
 export class TurnLedger implements TurnSink {
-  readonly #store: Pick<ProfileStore, 'command' | 'readOnly'>
+  readonly #store: Pick<ProfileStore, 'command' | 'readOnly' | 'file'>
   readonly #log: Pick<Log, 'warn'>
   readonly #written = new Map<string, Written>()
+  /**
+   * The WAL was past SQLite's automatic checkpoint at the last record's sync: the next record is committed as every
+   * command is, and its commit copies the WAL into the database file (records alone never would).
+   */
+  #walLong = false
 
-  constructor(store: Pick<ProfileStore, 'command' | 'readOnly'>, log: Pick<Log, 'warn'>) {
+  constructor(store: Pick<ProfileStore, 'command' | 'readOnly' | 'file'>, log: Pick<Log, 'warn'>) {
     this.#store = store
     this.#log = log
   }
@@ -70,6 +82,7 @@ export class TurnLedger implements TurnSink {
     this.#written.set(sessionId, { turn, profileId: speakerId, used, model })
     // Data this version may not write: the turn is not recorded (and not warned about on every turn).
     if (this.#store.readOnly !== undefined) return
+    const later = !this.#walLong
     this.#store
       .command({
         op: 'turn.record',
@@ -78,6 +91,10 @@ export class TurnLedger implements TurnSink {
         profileId: speakerId,
         memories: used,
         ...(model === undefined ? {} : { model }),
+        ...(later ? { [DURABLE_LATER]: true as const } : {}),
+      })
+      .then(async () => {
+        if (later) this.#walLong = walLong(await syncWal(this.#store.file))
       })
       .catch((error: unknown) => this.#log.warn(`agent-profiles: could not record turn ${turn}: ${errorText(error)}`))
   }

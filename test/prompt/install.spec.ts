@@ -250,6 +250,7 @@ describe('installPrompt on the real agent loop', () => {
       command: () => Promise.reject(new Error('nope')),
       turnsOf: () => ({}),
       readOnly: undefined,
+      file: '/nonexistent/profiles.sqlite',
     }
     await r.load({}, broken)
     const a = await r.agent('s-a')

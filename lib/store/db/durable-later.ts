@@ -1,10 +1,10 @@
 /**
- * Making an own import's batch durable without the event loop waiting for the disk: the batch was committed with
- * synchronous OFF and no automatic checkpoint (Connection.tryBegin's `later`), so its pages are in the WAL, in the
- * system's cache. Here the WAL is synced on libuv's thread pool, and once more than {@link CHECKPOINT_FRAMES} of its
- * pages wait to be copied into the database file it is checkpointed on the import's kept thread (store-jobs.ts,
- * store-thread.ts). It never
- * writes a row and never decides what a batch holds.
+ * Making an own import's batch, or a turn's record, durable without the event loop waiting for the disk: the batch was
+ * committed with synchronous OFF and no automatic checkpoint (Connection.tryBegin's `later`), so its pages are in the
+ * WAL, in the system's cache. Here the WAL is synced on libuv's thread pool, and once more than
+ * {@link CHECKPOINT_FRAMES} of its pages wait to be copied into the database file the import checkpoints it on its
+ * kept thread (store-jobs.ts, store-thread.ts), and the turn ledger writes its next record as every command is, whose
+ * commit checkpoints. It never writes a row and never decides what a batch holds.
  *
  * Why both: a sync of the WAL makes the batch as durable as a FULL commit would have (SQLite's FULL in WAL mode is
  * exactly that sync), and the checkpoint keeps the WAL as short as SQLite's own automatic checkpoint keeps it, so a
@@ -36,32 +36,44 @@ async function framesWaiting(file: string): Promise<number> {
 }
 
 /**
- * Make every commit in `file`'s WAL durable: synced, and checkpointed on `thread` when long. Resolves once it is; rejects with
- * the failure of the sync (the commit itself is done: a failure here means that a power cut could lose it, and the
- * import stops there, as at a failed write).
+ * Sync `file`'s WAL, so that every commit in it is durable, and answer how long it is: the pages waiting to be copied
+ * into the database file (0: no WAL). Rejects with the failure of the sync (the commits themselves are done: a
+ * failure here means that a power cut could lose them).
  */
-export async function makeDurable(file: string, thread: KeptThread): Promise<void> {
+export async function syncWal(file: string): Promise<number> {
   // Opened for writing, as some systems sync only a file opened so; nothing is written through it.
   const wal = await open(`${file}-wal`, 'r+').catch((e: unknown) => {
     // No WAL: nothing was written since the database was last closed (or the store writes no file at all).
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined
     throw e
   })
-  if (wal === undefined) return
+  if (wal === undefined) return 0
   try {
     await wal.datasync()
   } finally {
     await wal.close()
   }
-  if ((await framesWaiting(file)) <= CHECKPOINT_FRAMES) return
+  return framesWaiting(file)
+}
+
+/** Whether a WAL of `frames` pages is past what SQLite's automatic checkpoint lets one grow to. */
+export const walLong = (frames: number): boolean => frames > CHECKPOINT_FRAMES
+
+/**
+ * Make every commit in `file`'s WAL durable: synced, and checkpointed on `thread` when long. Resolves once it is; rejects with
+ * the failure of the sync (the import stops there, as at a failed write).
+ */
+export async function makeDurable(file: string, thread: KeptThread): Promise<void> {
+  if (!walLong(await syncWal(file))) return
   // The batch is on disk already: a checkpoint that could not run (no thread to be had) leaves the WAL longer, for
   // the next one or the next FULL commit to copy, and stops nothing.
   await thread.run({ kind: 'checkpoint', file }).catch(() => undefined)
 }
 
 /**
- * Marks a command of an own import's batch (never sent over HTTP: a symbol does not survive JSON): a batch made of
- * such commands alone is committed `later`, and the import calls {@link makeDurable} before its next one.
+ * Marks a command of an own import's batch, or a turn's record (never sent over HTTP: a symbol does not survive
+ * JSON): a batch made of such commands alone is committed `later`, and the import calls {@link makeDurable} before
+ * its next one, the turn ledger {@link syncWal} after each (lib/turn/ledger.ts).
  */
 export const DURABLE_LATER = Symbol('agent-profiles: made durable after the commit, off the event loop')
 
