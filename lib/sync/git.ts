@@ -61,6 +61,11 @@ const HARDENING = [
   'gc.auto=0',
   '-c',
   'maintenance.auto=false',
+  // Every file git writes (objects, packs, the index, refs) synced as git writes it: a run's local commit is the
+  // user's work until pushed, and a power cut must not leave a ref to an object that never reached the disk. It also
+  // keeps the run's writes from waiting in the system's cache for the next fsync of anyone on the disk: a turn's.
+  '-c',
+  'core.fsync=all',
 ]
 
 /** The environment of a call: the user's (for ssh and credential helpers) without any GIT_ variable that redirects git. */
