@@ -57,7 +57,7 @@ describe('a large export of the user own, imported from the page', () => {
       .locator('.ap-io input[type="file"]')
       .setInputFiles([{ name: 'mine.json', mimeType: 'application/json', buffer: ownExport() }])
     const ask = page.getByRole('alertdialog')
-    await expect.poll(() => ask.innerText()).toContain('This file is large')
+    await expect.poll(() => ask.innerText(), { timeout: 30_000 }).toContain('This file is large')
     await ask.getByRole('button', { name: 'OK' }).click()
 
     // While the bar shows: what it says, and whether the host answers a state read meanwhile.
@@ -83,7 +83,7 @@ describe('a large export of the user own, imported from the page', () => {
     expect(answeredMidway.length).toBeGreaterThan(0)
     expect(await importStatus()).toMatchObject({ state: 'done', done: max, result: { imported: PROFILES } })
     await expect
-      .poll(() => page.locator('.ap-io [role="status"]').allInnerTexts())
+      .poll(() => page.locator('.ap-io [role="status"]').allInnerTexts(), { timeout: 30_000 })
       .toContainEqual(expect.stringContaining(`Imported ${PROFILES} profiles`))
 
     // The page lists them; the host holds every item of each.
@@ -91,7 +91,7 @@ describe('a large export of the user own, imported from the page', () => {
     await showProfileList(page)
     for (let p = 0; p < PROFILES; p++)
       await expect
-        .poll(() => page.locator('.ap-settings .ap-list-item').allInnerTexts())
+        .poll(() => page.locator('.ap-settings .ap-list-item').allInnerTexts(), { timeout: 30_000 })
         .toContainEqual(expect.stringContaining(`Mine ${p}`))
     for (let p = 0; p < PROFILES; p++) {
       const items = (await app.host.profile(`mine${p}`)).memory.items.map((it) => it.text)
