@@ -14,7 +14,7 @@
  * earlier version ended (`kinds` done, no `counts`) goes to that last step at once.
  */
 import type { DatabaseSync } from './sqlite.ts'
-import { COLUMNS, rowsOf } from './row-read.ts'
+import { COLUMNS, rowsOf, type Row } from './row-read.ts'
 import { KIND } from './kind-bits.ts'
 import { COUNTS_DONE, recountItems } from './item-counts.ts'
 
@@ -131,27 +131,51 @@ export function fillKindsStep(conn: FillConnection, limit: number): FillStep {
 }
 
 function fillLocked(conn: FillConnection, limit: number): FillStep {
-  const db = conn.sql
   if (kindsReady((k) => conn.meta(k))) return 'done'
   // Filled by an earlier version, which made its index and counted nothing: the finish is what is left.
   if (conn.meta(DONE) === 'done') return 'filled'
-  const after = parseAfter(conn.meta(AFTER))
-  const keys = rowsOf(
-    'memory_items',
-    COLUMNS.itemKey,
-    db
+  return fillAfter(conn, AFTER, 'itemKey', limit, (keys, after) => {
+    const last = keys.at(-1)!
+    conn.sql
       .prepare(
-        'SELECT profile_id, id FROM memory_items WHERE (profile_id, id) > (?, ?) ORDER BY profile_id, id LIMIT ?',
+        `UPDATE memory_items SET kind = ${kindOf('data')}, item_at = ${atOf('data')}
+        WHERE (profile_id, id) > (?, ?) AND (profile_id, id) <= (?, ?)`,
+      )
+      .run(after[0], after[1], last.profile_id, last.id)
+  })
+}
+
+/** The memory rows' columns a fill walking them in key order may read. */
+type WalkedColumns = 'itemKey' | 'item'
+
+/**
+ * One step of a fill that walks the memory rows in key order: the next `limit` rows after the mark kept in meta under
+ * `afterKey`, read by `columns`, handed to `write` with the mark they follow, then the mark moved past the last of
+ * them; 'filled' when none is left. A kill between steps resumes from the mark.
+ */
+export function fillAfter<C extends WalkedColumns>(
+  conn: FillConnection,
+  afterKey: string,
+  columns: C,
+  limit: number,
+  write: (rows: Row<C>[], after: [string, string]) => void,
+): FillStep {
+  const after = parseAfter(conn.meta(afterKey))
+  const spec = COLUMNS[columns]
+  const rows = rowsOf(
+    'memory_items',
+    spec,
+    conn.sql
+      .prepare(
+        `SELECT ${Object.keys(spec).join(', ')} FROM memory_items WHERE (profile_id, id) > (?, ?)
+          ORDER BY profile_id, id LIMIT ?`,
       )
       .all(after[0], after[1], limit),
   )
-  const last = keys.at(-1)
+  const last = rows.at(-1)
   if (last === undefined) return 'filled'
-  db.prepare(
-    `UPDATE memory_items SET kind = ${kindOf('data')}, item_at = ${atOf('data')}
-        WHERE (profile_id, id) > (?, ?) AND (profile_id, id) <= (?, ?)`,
-  ).run(after[0], after[1], last.profile_id, last.id)
-  conn.setMeta(AFTER, JSON.stringify([last.profile_id, last.id]))
+  write(rows, after)
+  conn.setMeta(afterKey, JSON.stringify([last.profile_id, last.id]))
   return 'more'
 }
 
@@ -174,7 +198,7 @@ export function finishKinds(conn: FillConnection): void {
 }
 
 /** The last row key a fill reached, from meta (nothing filled yet: before every key). */
-export function parseAfter(value: unknown): [string, string] {
+function parseAfter(value: unknown): [string, string] {
   if (typeof value !== 'string') return ['', '']
   try {
     const v: unknown = JSON.parse(value)

@@ -24,7 +24,7 @@ import { normalizeMemory } from '../../shared/memory-text.ts'
 import { isRecord } from '../../validate/state.ts'
 import type { DatabaseSync } from './sqlite.ts'
 import { COLUMNS, rowsOf } from './row-read.ts'
-import { committed, parseAfter, type FillConnection, type FillStep } from './item-kinds.ts'
+import { committed, fillAfter, type FillConnection, type FillStep } from './item-kinds.ts'
 
 /** The column, for a new database's memory_items (schema.ts) and the migration that adds it. */
 export const TEXT_KEY_COLUMN = 'text_key INTEGER'
@@ -135,24 +135,10 @@ function fillUnkeyed(conn: FillConnection, limit: number): FillStep {
 }
 
 function fillLocked(conn: FillConnection, limit: number): FillStep {
-  const db = conn.sql
-  const after = parseAfter(conn.meta(AFTER))
-  const rows = rowsOf(
-    'memory_items',
-    COLUMNS.item,
-    db
-      .prepare(
-        `SELECT profile_id, id, pos, data FROM memory_items WHERE (profile_id, id) > (?, ?)
-          ORDER BY profile_id, id LIMIT ?`,
-      )
-      .all(after[0], after[1], limit),
-  )
-  const last = rows.at(-1)
-  if (last === undefined) return 'filled'
-  const set = db.prepare(SET_TEXT_KEY)
-  for (const r of rows) set.run(dataKeyOf(r.data), r.profile_id, r.id)
-  conn.setMeta(AFTER, JSON.stringify([last.profile_id, last.id]))
-  return 'more'
+  return fillAfter(conn, AFTER, 'item', limit, (rows) => {
+    const set = conn.sql.prepare(SET_TEXT_KEY)
+    for (const r of rows) set.run(dataKeyOf(r.data), r.profile_id, r.id)
+  })
 }
 
 /**
