@@ -8,7 +8,6 @@
  * reads or writes anything.
  */
 import { createHash } from 'node:crypto'
-import type { LinesInput } from './git-spawn.ts'
 
 /** A file as its lines, each without its newline: the file is every line followed by `\n` (none: empty). */
 export interface FileLines {
@@ -20,9 +19,14 @@ export interface FileLines {
 /** A file's content: one string, or its lines. */
 export type FileText = string | FileLines
 
+/** The text of a file of `lines`: each followed by a newline, none an empty file (what git hashes and stores). */
+export function fileOfLines(lines: readonly string[]): string {
+  return lines.length === 0 ? '' : `${lines.join('\n')}\n`
+}
+
 /** The file as one string (made only where a caller needs one). */
 export function wholeText(t: FileText): string {
-  return typeof t === 'string' ? t : t.lines.length === 0 ? '' : `${t.lines.join('\n')}\n`
+  return typeof t === 'string' ? t : fileOfLines(t.lines)
 }
 
 /** The file's lines, each without its newline (a string's last line, when it lacks a newline, as it is). */
@@ -50,6 +54,14 @@ export function blobId(t: FileText): string {
   return hash.digest('hex')
 }
 
+/**
+ * Lines fed to git's stdin, each followed by a newline: a memory file as the host keeps it, joined in the git helper's
+ * process (git-spawn.ts), so that the host never makes one string of it.
+ */
+export interface LinesInput {
+  lines: readonly string[]
+}
+
 /** What git reads on its stdin for a file: the string, or the lines for the git helper to join. */
 export function gitInput(t: FileText): string | LinesInput {
   return typeof t === 'string' ? t : { lines: t.lines }
@@ -61,5 +73,5 @@ const LINES_A_PIECE = 256
 /** The file in pieces of a few hundred lines each, newlines included (to be written to a file piece by piece). */
 export function* pieces(t: FileText): Generator<string> {
   if (typeof t === 'string') return yield t
-  for (let i = 0; i < t.lines.length; i += LINES_A_PIECE) yield `${t.lines.slice(i, i + LINES_A_PIECE).join('\n')}\n`
+  for (let i = 0; i < t.lines.length; i += LINES_A_PIECE) yield fileOfLines(t.lines.slice(i, i + LINES_A_PIECE))
 }

@@ -2,20 +2,13 @@
  * One git process, bounded: spawned with the arguments and environment it is given, at the lowest CPU priority,
  * killed (with what it started) past its time limit or past its output cap, its stderr kept to a bounded size. What
  * the git helper process runs for the host (git-helper.ts), and what the host runs itself when no helper can start.
- * It imports only Node's own modules and git-pause.ts (the helper's bundle stays small) and never decides how git is
- * configured: git.ts does.
+ * It imports only Node's own modules, git-pause.ts and file-text.ts (the helper's bundle stays small) and never
+ * decides how git is configured: git.ts does.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { setPriority } from 'node:os'
 import { track } from './git-pause.ts'
-
-/**
- * Lines fed to git's stdin, each followed by a newline: a memory file as the host keeps it, joined here, in the
- * helper's process, so that the host never makes one string of it (lib/sync/file-text.ts).
- */
-export interface LinesInput {
-  lines: readonly string[]
-}
+import { fileOfLines, type LinesInput } from './file-text.ts'
 
 /** One git process to run. */
 export interface SpawnJob {
@@ -128,12 +121,6 @@ export function spawnGit(job: SpawnJob): Promise<SpawnResult> {
     child.on('close', (code) => finish({ code: code ?? -1, stdout: Buffer.concat(out), stderr: err }))
     child.stdin!.on('error', () => undefined)
     const input = job.input
-    child.stdin!.end(
-      typeof input === 'string' || input instanceof Uint8Array
-        ? input
-        : input.lines.length === 0
-          ? ''
-          : `${input.lines.join('\n')}\n`,
-    )
+    child.stdin!.end(typeof input === 'string' || input instanceof Uint8Array ? input : fileOfLines(input.lines))
   })
 }

@@ -7,7 +7,7 @@
  */
 import { dirname } from 'node:path'
 import { runGit } from './git-host.ts'
-import type { LinesInput } from './git-spawn.ts'
+import type { LinesInput } from './file-text.ts'
 import { GitError } from './errors.ts'
 
 /** How one call runs. */

@@ -27,7 +27,7 @@ import { markdownToProfile, profileToMarkdown } from '../interop/markdown.ts'
 import { itemOf, profileOf, writeOf, asStored } from '../provenance/provenance.ts'
 import { invalid, isRecord, memoryItem, memoryWrite, profile as parseProfile } from '../validate/state.ts'
 import { errorText } from '../shared/errors.ts'
-import type { FileText } from './file-text.ts'
+import { fileOfLines, type FileText } from './file-text.ts'
 
 /** The user layer's file. */
 export const USER_FILE = 'about-you.jsonl'
@@ -107,7 +107,7 @@ export function writeLine(w: MemoryWrite): string {
 export function memoryLines(items: readonly MemoryItem[], history: readonly MemoryWrite[]): string {
   const lines = items.map((it) => itemLine(it))
   for (const w of history) lines.push(writeLine(w))
-  return lines.length === 0 ? '' : `${lines.join('\n')}\n`
+  return fileOfLines(lines)
 }
 
 /** The fields of `profile.json`, in their written order. */
