@@ -9,7 +9,7 @@
 import { Context } from '@deepseek-ai/cordis'
 import { createUserMessage, type GenerateOptions, type StreamChunk } from '@deepseek-ai/dsh-llm'
 import { SessionId } from '@deepseek-ai/dsh-session'
-import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { SyncEngine } from '../../lib/sync/engine.ts'
@@ -32,6 +32,26 @@ afterEach(() => {
 })
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+/** The state letters of the processes in group `group` (its leader's first), from /proc/<pid>/stat. */
+function groupStates(group: number): string[] {
+  const states: string[] = []
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue
+    let stat: string
+    try {
+      stat = readFileSync(`/proc/${name}/stat`, 'utf8')
+    } catch {
+      continue // ended between the listing and the read
+    }
+    // The fields after the command's closing parenthesis: state, parent, group.
+    const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    if (Number(pgrp) !== group) continue
+    if (Number(name) === group) states.unshift(state!)
+    else states.push(state!)
+  }
+  return states
+}
 
 /**
  * Put a git on PATH that notes each call of a sync clone (`start <command>`, then `end <command>`) and holds the first
@@ -65,10 +85,15 @@ async function holdGit(held: readonly string[]) {
   return {
     waiting: () => held.find((c) => existsSync(join(bin, `waiting-${c}`))),
     go: (c: string) => writeFileSync(join(bin, `go-${c}`), ''),
-    /** The state of the process holding `command` now (`T`: stopped; `S` or `R`: going on), from /proc. */
+    /**
+     * The state of the process group holding `command` now, from /proc: `T` when any of its processes is stopped,
+     * otherwise the wrapper's own (`S`, `R`: going on). The group, not the wrapper alone: sh starts each `sleep` with
+     * vfork, and a wrapper stopped while its child is between vfork and exec waits in `D` until the child runs again.
+     */
     state: (c: string) => {
       const pid = readFileSync(join(bin, `waiting-${c}`), 'utf8').trim()
-      return /\) (\w)/.exec(readFileSync(`/proc/${pid}/stat`, 'utf8'))![1]
+      const states = groupStates(Number(pid))
+      return states.includes('T') ? 'T' : (states[0] ?? '')
     },
     pid: (c: string) => Number(readFileSync(join(bin, `waiting-${c}`), 'utf8').trim()),
     calls: () =>
