@@ -82,6 +82,8 @@ async function holdGit(held: readonly string[]) {
   chmodSync(join(bin, 'git'), 0o755)
   for (const c of held) writeFileSync(join(bin, `hold-${c}`), '')
   process.env.PATH = `${bin}:${path}`
+  /** The wrapper holding `command`: its process id, which is its group's (git-spawn.ts starts each call as a group). */
+  const pid = (c: string) => Number(readFileSync(join(bin, `waiting-${c}`), 'utf8').trim())
   return {
     waiting: () => held.find((c) => existsSync(join(bin, `waiting-${c}`))),
     go: (c: string) => writeFileSync(join(bin, `go-${c}`), ''),
@@ -91,11 +93,10 @@ async function holdGit(held: readonly string[]) {
      * vfork, and a wrapper stopped while its child is between vfork and exec waits in `D` until the child runs again.
      */
     state: (c: string) => {
-      const pid = readFileSync(join(bin, `waiting-${c}`), 'utf8').trim()
-      const states = groupStates(Number(pid))
+      const states = groupStates(pid(c))
       return states.includes('T') ? 'T' : (states[0] ?? '')
     },
-    pid: (c: string) => Number(readFileSync(join(bin, `waiting-${c}`), 'utf8').trim()),
+    pid,
     calls: () =>
       readFileSync(log, 'utf8')
         .split('\n')
